@@ -1,0 +1,42 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Row } from "./measure.js";
+import { cliSuite } from "./suites/cli.js";
+
+/** Every suite by name; `npm run bench -- <name…>` runs a subset. */
+const SUITES: Record<string, () => Promise<Row[]>> = {
+  cli: cliSuite,
+};
+
+function format(rows: readonly Row[]): string {
+  const lines = rows.map((r) => {
+    const ratio = r.baseline ? `${(r.value / r.baseline.value).toFixed(2)}× ${r.baseline.label}` : "";
+    const goal = r.goal ? `goal ${r.goal} ${r.pass ? "✓" : "✗"}` : "";
+    return `${r.suite.padEnd(8)} ${r.case.padEnd(46)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(10)} ${ratio.padEnd(30)} ${goal}`;
+  });
+  return lines.join("\n");
+}
+
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(SUITES);
+const unknown = names.filter((n) => !SUITES[n]);
+if (unknown.length) {
+  console.error(`unknown suite(s): ${unknown.join(", ")}; known: ${Object.keys(SUITES).join(", ")}`);
+  process.exit(2);
+}
+const rows: Row[] = [];
+for (const name of names) {
+  const suite = SUITES[name];
+  if (!suite) continue;
+  process.stderr.write(`running ${name}…\n`);
+  const result = await suite();
+  rows.push(...result);
+  console.log(format(result));
+}
+const dir = fileURLToPath(new URL("../results/", import.meta.url));
+mkdirSync(dir, { recursive: true });
+const file = `${dir}${new Date().toISOString().replace(/[:.]/g, "-")}.json`;
+writeFileSync(`${file}.tmp`, JSON.stringify({ node: process.version, rows }, null, 2));
+renameSync(`${file}.tmp`, file);
+console.log(`\nresults: ${file}`);
+if (rows.some((r) => r.pass === false)) process.exitCode = 1;

@@ -1,0 +1,32 @@
+import type { ErrorCode } from "@meshflow/core";
+
+/** The exit codes of `flow`, the same for every command. */
+export const EXIT = {
+  /** Everything asked for was done. */
+  ok: 0,
+  /** The work failed: invalid input, a failed or blocked story, a tool error. */
+  failure: 1,
+  /** The command was used wrongly: unknown flag, missing argument, missing file. */
+  usage: 2,
+  /** The environment is not usable: a server or Redis is unreachable. */
+  environment: 3,
+} as const;
+
+/** One of {@link EXIT}'s values. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+const USAGE: ReadonlySet<ErrorCode> = new Set(["usage", "file_not_found", "mcp_config_not_found", "run_not_found"]);
+const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
+  "server_unreachable",
+  "server_crashed",
+  "connect_timeout",
+  "redis_unavailable",
+  "redis_misconfigured",
+]);
+
+/** The one place error codes become exit codes. */
+export function exitCodeFor(code: ErrorCode): ExitCode {
+  if (USAGE.has(code)) return EXIT.usage;
+  if (ENVIRONMENT.has(code)) return EXIT.environment;
+  return EXIT.failure;
+}

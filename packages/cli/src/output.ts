@@ -1,0 +1,21 @@
+/** Where a command writes: injected so tests and embedders can capture output. */
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Writes to the process's stdout and stderr. */
+export const processOutput: Output = {
+  out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+};
+
+/** Prints a value as JSON on stdout, one document. */
+export function printJson(output: Output, value: unknown): void {
+  output.out(JSON.stringify(value, null, 2));
+}
+
+/** `1 problem` / `3 problems`; irregular plurals are passed in (`plural(n, "story", "stories")`). */
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
+}

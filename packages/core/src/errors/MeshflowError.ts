@@ -1,0 +1,68 @@
+/** Every stable error code meshflow reports. Codes are part of the public contract: never rename one. */
+export const ERROR_CODES = [
+  // bad input
+  "usage",
+  "file_not_found",
+  "json_invalid",
+  "prd_invalid",
+  "mcp_config_invalid",
+  "mcp_config_not_found",
+  "routing_invalid",
+  // MCP servers and tool calls
+  "server_unknown",
+  "server_unreachable",
+  "server_crashed",
+  "connect_timeout",
+  "call_timeout",
+  "tool_error",
+  // middleware refusals
+  "guard_locked",
+  "rate_limit_exceeded",
+  "not_in_repertoire",
+  "confirmation_required",
+  "confirmation_invalid",
+  "invalid_arguments",
+  // resolver
+  "tool_not_found",
+  "tool_ambiguous",
+  // runs, specialists, queue
+  "specialist_unknown",
+  "outcome_unknown",
+  "aborted",
+  "run_not_found",
+  "redis_unavailable",
+  "redis_misconfigured",
+  "internal",
+] as const;
+
+/** A stable, machine-readable error code. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The base of every error meshflow throws on purpose: a stable `code` plus a message that says where. */
+export class MeshflowError extends Error {
+  readonly code: ErrorCode;
+  /** Extra structured facts (file, path, server, tool, candidates…), safe to print as JSON. */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "MeshflowError";
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/** True when `value` is a {@link MeshflowError} (also across duplicated module instances). */
+export function isMeshflowError(value: unknown): value is MeshflowError {
+  if (value instanceof MeshflowError) return true;
+  if (!(value instanceof Error) || value.name !== "MeshflowError") return false;
+  const code: unknown = (value as { code?: unknown }).code;
+  return typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code);
+}
+
+/** Normalises anything thrown into a {@link MeshflowError}; unknown failures become `internal`. */
+export function toMeshflowError(value: unknown, fallback: ErrorCode = "internal"): MeshflowError {
+  if (isMeshflowError(value)) return value;
+  if (value instanceof Error) return new MeshflowError(fallback, value.message, { cause: value });
+  return new MeshflowError(fallback, String(value));
+}

@@ -1,0 +1,64 @@
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  isMeshflowError,
+  MeshflowError,
+  toMeshflowError,
+} from "./errors/MeshflowError.js";
+export { formatJsonPath } from "./json/jsonPath.js";
+export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
+export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";
+export {
+  findMcpConfig,
+  type LoadMcpConfigOptions,
+  loadMcpConfig,
+  type McpConfig,
+  type McpConfigSource,
+  redactServerConfig,
+} from "./mcpConfig/loadMcpConfig.js";
+export {
+  type HttpServerConfig,
+  HttpServerEntrySchema,
+  McpConfigFileSchema,
+  type McpServerConfig,
+  ServerNameSchema,
+  type StdioServerConfig,
+  StdioServerEntrySchema,
+} from "./mcpConfig/McpConfigSchema.js";
+export { type Plan, type PlanContext, type PlanStep, type PlanStory, planPrd } from "./plan/planPrd.js";
+export { type LoadedPrd, loadPrdFile } from "./prd/loadPrdFile.js";
+export {
+  MAX_STEP,
+  MIN_STEP,
+  type Prd,
+  PrdSchema,
+  parseStepKey,
+  type ScriptedCall,
+  ScriptedCallSchema,
+  StepNumberSchema,
+  type Story,
+  StorySchema,
+  stepKey,
+  type VerifyCommand,
+  VerifyCommandSchema,
+} from "./prd/PrdSchema.js";
+export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
+export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
+export { type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
+export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
+export {
+  loadRoutingTable,
+  RoutingFileSchema,
+  type RoutingTable,
+  routedSpecialists,
+} from "./routing/RoutingTable.js";
+export type { RunEvent, RunEventType } from "./run/RunEvent.js";
+export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
+export { didYouMean, suggest } from "./text/suggest.js";
+export {
+  parseQualifiedName,
+  QUALIFIED_SEPARATOR,
+  qualifyToolName,
+  type ToolAnnotations,
+  type ToolDescriptor,
+} from "./tools/ToolDescriptor.js";

@@ -1,0 +1,152 @@
+import { isAbsolute, normalize } from "node:path";
+import { formatJsonPath } from "../json/jsonPath.js";
+import type { Problem } from "../problems/Problem.js";
+import type { RoutingTable } from "../routing/RoutingTable.js";
+import { type Prd, PrdSchema, parseStepKey, type Story, StorySchema } from "./PrdSchema.js";
+import { plainErrorMap, zodProblems } from "./zodProblems.js";
+
+/** What the validator checks a PRD against besides its schema. */
+export interface PrdValidationContext {
+  /** The file name used in problem messages. */
+  file: string;
+  /** Step → specialist routing; every step of every story must route somewhere. */
+  routing: RoutingTable;
+  /** When given, every routed specialist must be one of these. */
+  specialists?: ReadonlySet<string> | undefined;
+}
+
+/** Result of validating a PRD: the typed PRD when the schema held, and every problem found. */
+export interface PrdValidation {
+  prd: Prd | undefined;
+  problems: Problem[];
+}
+
+function checkStepKeys(
+  file: string,
+  story: Story,
+  index: number,
+  field: "mcpTools" | "calls",
+  keys: readonly string[],
+): Problem[] {
+  const problems: Problem[] = [];
+  for (const key of keys) {
+    const path = formatJsonPath(["userStories", index, field, key]);
+    const step = parseStepKey(key);
+    if (step === undefined) {
+      problems.push({
+        file,
+        path,
+        message: `key must be "step<N>" (e.g. "step1"), found "${key}"`,
+        severity: "error",
+      });
+    } else if (!story.mavenSteps.includes(step)) {
+      problems.push({
+        file,
+        path,
+        message: `step ${step} is not in mavenSteps [${story.mavenSteps.join(",")}]`,
+        severity: "error",
+      });
+    }
+  }
+  return problems;
+}
+
+function checkStory(story: Story, index: number, context: PrdValidationContext): Problem[] {
+  const { file, routing, specialists } = context;
+  const problems: Problem[] = [];
+  const seen = new Map<number, number>();
+  story.mavenSteps.forEach((step, i) => {
+    const path = formatJsonPath(["userStories", index, "mavenSteps", i]);
+    const first = seen.get(step);
+    if (first !== undefined) {
+      problems.push({
+        file,
+        path,
+        message: `step ${step} is listed twice (first at index ${first})`,
+        severity: "error",
+      });
+      return;
+    }
+    seen.set(step, i);
+    const specialist = routing.steps.get(step);
+    if (specialist === undefined) {
+      problems.push({
+        file,
+        path,
+        message: `step ${step} routes to no specialist (routing: ${routing.sources.join(" + ")})`,
+        severity: "error",
+      });
+    } else if (specialists && !specialists.has(specialist)) {
+      const known = [...specialists].sort().join(", ") || "none";
+      problems.push({
+        file,
+        path,
+        message: `step ${step} routes to "${specialist}", which is not a known specialist (known: ${known})`,
+        severity: "error",
+      });
+    }
+  });
+  problems.push(...checkStepKeys(file, story, index, "mcpTools", Object.keys(story.mcpTools)));
+  if (story.calls) problems.push(...checkStepKeys(file, story, index, "calls", Object.keys(story.calls)));
+  story.verify?.forEach((command, i) => {
+    if (command.cwd === undefined) return;
+    const normalized = normalize(command.cwd);
+    if (isAbsolute(command.cwd) || normalized === ".." || normalized.startsWith("../")) {
+      problems.push({
+        file,
+        path: formatJsonPath(["userStories", index, "verify", i, "cwd"]),
+        message: `cwd must be a path inside the PRD's folder, found "${command.cwd}"`,
+        severity: "error",
+      });
+    }
+  });
+  return problems;
+}
+
+/**
+ * Validates parsed PRD data: the zod schema, then unique story ids, `step<N>` keys that name steps of
+ * the story, and a specialist for every step. Every problem is reported, not just the first.
+ */
+export function validatePrd(data: unknown, context: PrdValidationContext): PrdValidation {
+  const { file } = context;
+  const parsed = PrdSchema.safeParse(data, { error: plainErrorMap });
+  const problems: Problem[] = parsed.success ? [] : zodProblems(file, parsed.error.issues);
+
+  // Story-level checks run on every story that parses on its own, so one broken story does not
+  // hide the problems of the others.
+  const rawStories =
+    typeof data === "object" && data !== null && Array.isArray((data as { userStories?: unknown }).userStories)
+      ? ((data as { userStories: unknown[] }).userStories as unknown[])
+      : [];
+  const firstIdAt = new Map<string, number>();
+  rawStories.forEach((raw, index) => {
+    const id = typeof raw === "object" && raw !== null ? (raw as { id?: unknown }).id : undefined;
+    if (typeof id === "string") {
+      const first = firstIdAt.get(id);
+      if (first === undefined) firstIdAt.set(id, index);
+      else
+        problems.push({
+          file,
+          path: formatJsonPath(["userStories", index, "id"]),
+          message: `duplicate story id "${id}" (also at ${formatJsonPath(["userStories", first, "id"])})`,
+          severity: "error",
+        });
+    }
+    const story = StorySchema.safeParse(raw);
+    if (story.success) problems.push(...checkStory(story.data, index, context));
+  });
+
+  return {
+    prd: parsed.success && problems.length === 0 ? parsed.data : undefined,
+    problems: sortProblems(problems),
+  };
+}
+
+/** Orders problems by their position in the file (path order), keeping equal paths stable. */
+function sortProblems(problems: Problem[]): Problem[] {
+  const key = (path: string) => path.replace(/\[(\d+)\]/g, (_, n: string) => `[${n.padStart(8, "0")}]`);
+  return problems
+    .map((p, i) => ({ p, i, k: key(p.path) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i))
+    .map(({ p }) => p);
+}

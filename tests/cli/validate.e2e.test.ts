@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT, runFlow } from "../helpers/runFlow.js";
+
+const example = "prd/examples/todo-app/prd.json";
+const digest = (file: string) =>
+  createHash("sha256")
+    .update(readFileSync(join(ROOT, file)))
+    .digest("hex");
+
+describe("flow validate", () => {
+  it("exits 0 on a valid PRD and leaves it byte-identical", async () => {
+    const before = digest(example);
+    const result = await runFlow(["validate", example]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe(`${example}: valid (4 stories, 9 steps)\n`);
+    expect(digest(example)).toBe(before);
+  });
+
+  it("exits 1 and lists every problem as <file>: <json-path>: <message>", async () => {
+    const file = "prd/examples/invalid/many-problems.json";
+    const result = await runFlow(["validate", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `${file}: $.userStories[1].id: duplicate story id "US-001" (also at $.userStories[0].id)`,
+      `${file}: $.userStories[2].mcpTools.build: key must be "step<N>" (e.g. "step1"), found "build"`,
+      `${file}: $.userStories[2].mcpTools.step4: step 4 is not in mavenSteps [1,7]`,
+      `${file}: $.userStories[3].mavenSteps[0]: expected a number >= 1, found number 0`,
+      `${file}: $.userStories[3].mavenSteps[1]: expected a number <= 11, found number 12`,
+      `${file}: $.userStories[3].priority: expected number, found the string "high"`,
+      `${file}: $.userStories[4].mavenSteps[1]: step 5 is listed twice (first at index 0)`,
+      `${file}: $.userStories[4].verify[0].cwd: cwd must be a path inside the PRD's folder, found "../.."`,
+      `${file}: invalid (8 problems)`,
+    ]);
+  });
+
+  it("--json prints {valid, errors[{path, message}]}", async () => {
+    const ok = await runFlow(["validate", example, "--json"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, errors: [] });
+
+    const broken = await runFlow(["validate", "prd/examples/invalid/broken-json.json", "--json"]);
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toEqual({
+      valid: false,
+      errors: [
+        {
+          file: "prd/examples/invalid/broken-json.json",
+          path: "$",
+          message: "invalid JSON at line 4, column 36: expected ',' or a closing bracket",
+          severity: "error",
+        },
+      ],
+    });
+  });
+
+  it("exits 2 for a missing file, an unknown flag, or no argument", async () => {
+    const missing = await runFlow(["validate", "prd/nope.json"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("prd/nope.json: cannot read PRD: no such file");
+    expect((await runFlow(["validate", example, "--bogus"])).code).toBe(2);
+    const noArg = await runFlow(["validate"]);
+    expect(noArg.code).toBe(2);
+    expect(noArg.stderr).toContain("missing required argument 'prd.json'");
+  });
+
+  it("exits 2 with a JSON error on --json when the file is missing", async () => {
+    const result = await runFlow(["validate", "prd/nope.json", "--json"]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: "file_not_found", message: "prd/nope.json: cannot read PRD: no such file" },
+    });
+  });
+
+  it("uses a routing override from --routing or FLOW_ROUTING", async () => {
+    const override = "tests/fixtures/routing/no-design.yaml";
+    const flag = await runFlow(["validate", example, "--routing", override, "--json"]);
+    expect(flag.code).toBe(1);
+    expect(JSON.parse(flag.stdout).errors.map((e: { path: string }) => e.path)).toEqual([
+      "$.userStories[3].mavenSteps[0]",
+    ]);
+    const env = await runFlow(["validate", example], { env: { FLOW_ROUTING: override } });
+    expect(env.code).toBe(1);
+    expect(env.stderr).toContain(
+      "step 11 routes to no specialist (routing: default + tests/fixtures/routing/no-design.yaml)",
+    );
+  });
+});
+
+describe("flow --help and --version", () => {
+  it("prints help for the program and for every command, exit 0", async () => {
+    const top = await runFlow(["--help"]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain("Usage: flow");
+    expect(top.stdout).toContain("Exit codes:");
+    for (const command of ["validate", "plan"]) {
+      const help = await runFlow([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`Usage: flow ${command}`);
+      expect(help.stdout).toContain("--json");
+    }
+  });
+
+  it("prints the package version", async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(await runFlow(["--version"])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it("prints help on stderr and exits 2 without a command; exits 2 on an unknown command", async () => {
+    const none = await runFlow([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("Usage: flow");
+    expect((await runFlow(["frobnicate"])).code).toBe(2);
+  });
+});
