@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The built `flow` binary the end-to-end tests run. */
-export const FLOW_BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+export const FLOW_BIN = fileURLToPath(new URL("../../packages/cli/bin/flow.js", import.meta.url));
 
 /** What a `flow` subprocess did. */
 export interface FlowResult {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { loadPrdFile, loadRoutingTable } from "@meshflow/core";
 import { type Row, timeAsync, timeProcess } from "../measure.js";
 
-const FLOW = fileURLToPath(new URL("../../../packages/cli/dist/bin.js", import.meta.url));
+const FLOW = fileURLToPath(new URL("../../../packages/cli/bin/flow.js", import.meta.url));
 
 /** A generated PRD of `count` stories, each with three steps and two servers. */
 export function generatePrd(count: number): string {
