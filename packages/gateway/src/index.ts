@@ -1,0 +1,2 @@
+// Public API of @meshflow/gateway: filled in by its issue.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @meshflow/mcp: filled in by its issue.
+export {};

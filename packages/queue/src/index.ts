@@ -1,0 +1,2 @@
+// Public API of @meshflow/queue: filled in by its issue.
+export {};

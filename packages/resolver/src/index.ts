@@ -1,0 +1,2 @@
+// Public API of @meshflow/resolver: filled in by its issue.
+export {};

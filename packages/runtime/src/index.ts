@@ -1,0 +1,2 @@
+// Public API of @meshflow/runtime: filled in by its issue.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @meshflow/workspace-server: filled in by its issue.
+export {};
