@@ -1,0 +1,17 @@
+import { EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+
+/** `flow plan <prd.json>`. */
+export const registerPlan: Registrar = (program, { output, setExit }) => {
+  program
+    .command("plan")
+    .description("show the preflight: story → step → specialist → MCP servers, in run order")
+    .argument("<prd.json>", "the PRD file (never modified)")
+    .option("--json", 'print {"stories": [{"id", "skipped", "steps"}], "problems"}')
+    .addOption(mcpConfigOption())
+    .addOption(routingOption())
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (file: string, options) => {
+      const { planCommand } = await import("../commands/plan.js");
+      setExit(await planCommand(file, options, output));
+    });
+};

@@ -1,0 +1,30 @@
+import { type Command, Option } from "commander";
+import type { ExitCode } from "../exitCodes.js";
+import type { Output } from "../output.js";
+
+/** What every command registrar gets: where to write, and how to report the exit code. */
+export interface CommandDeps {
+  output: Output;
+  setExit(code: ExitCode): void;
+}
+
+/** Registers one command on the program. Registrars stay light: implementations are imported in the action. */
+export type Registrar = (program: Command, deps: CommandDeps) => void;
+
+/** The exit-code table every `--help` ends with. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done          1  the work failed (invalid input, failed or blocked story)
+  2  usage error   3  environment error (server or Redis unreachable)`;
+
+/** `--routing <file>` (env FLOW_ROUTING). */
+export function routingOption(): Option {
+  return new Option("--routing <file>", "step → specialist routing file merged over the default (YAML or JSON)").env(
+    "FLOW_ROUTING",
+  );
+}
+
+/** `--mcp-config <file>`; the lookup then falls back to FLOW_MCP_CONFIG and ./.mcp.json. */
+export function mcpConfigOption(): Option {
+  return new Option("--mcp-config <file>", "MCP config (.mcp.json format); default FLOW_MCP_CONFIG, then ./.mcp.json");
+}
