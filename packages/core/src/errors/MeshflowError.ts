@@ -27,6 +27,9 @@ export const ERROR_CODES = [
   "tool_ambiguous",
   // runs, specialists, queue
   "specialist_unknown",
+  "specialist_invalid",
+  "prd_changed",
+  "run_locked",
   "outcome_unknown",
   "aborted",
   "run_not_found",
