@@ -3,11 +3,22 @@ import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerPlan } from "./register/plan.js";
+import { registerResume } from "./register/resume.js";
+import { registerRun } from "./register/run.js";
+import { registerRuns } from "./register/runs.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { registerStatus } from "./register/status.js";
 import { registerValidate } from "./register/validate.js";
 
 /** Every command, in the order `flow --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerValidate, registerPlan];
+const REGISTRARS: readonly Registrar[] = [
+  registerValidate,
+  registerPlan,
+  registerRun,
+  registerResume,
+  registerStatus,
+  registerRuns,
+];
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

@@ -28,3 +28,17 @@ export function routingOption(): Option {
 export function mcpConfigOption(): Option {
   return new Option("--mcp-config <file>", "MCP config (.mcp.json format); default FLOW_MCP_CONFIG, then ./.mcp.json");
 }
+
+/** `--store <dir>` (env FLOW_HOME): where runs are kept. */
+export function storeOption(): Option {
+  return new Option("--store <dir>", "folder of the run store (runs in <dir>/runs/<runId>/)")
+    .env("FLOW_HOME")
+    .default(".flow");
+}
+
+/** `--agents <dir...>` (env FLOW_AGENTS, separated like PATH): specialist folders. */
+export function agentsOption(): Option {
+  return new Option("--agents <dir...>", "specialist folders (agents/<name>/agent.ts); default ./agents").env(
+    "FLOW_AGENTS",
+  );
+}

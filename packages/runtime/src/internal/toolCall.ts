@@ -98,7 +98,12 @@ export async function callTool(
   } catch (error) {
     const failure = toMeshflowError(error, "tool_not_found");
     const parsed = parseQualifiedName(name);
-    if (failure.code === "tool_not_found" && parsed && scope.plane.servers().includes(parsed.server)) {
+    if (
+      failure.code === "tool_not_found" &&
+      parsed &&
+      !scope.stepServers.includes(parsed.server) &&
+      scope.plane.servers().includes(parsed.server)
+    ) {
       return refuse(
         "not_in_repertoire",
         `${name}: server "${parsed.server}" is not one of step ${step}'s servers (${scope.stepServers.join(", ") || "none"})`,
