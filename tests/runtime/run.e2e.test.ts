@@ -3,6 +3,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
 
+function evidenceOf(dir: string, runId: string, storyId: string) {
+  const lines = readFileSync(join(dir, ".flow/runs", runId, "evidence.ndjson"), "utf8")
+    .split("\n")
+    .filter(Boolean);
+  return lines.map((l) => JSON.parse(l)).findLast((e: { storyId: string }) => e.storyId === storyId);
+}
+
 const entity = (name: string) => ({ name, entityType: "feature", observations: [`${name} exists`] });
 
 describe("flow run", () => {
@@ -34,11 +41,11 @@ describe("flow run", () => {
     expect(ws.entities().sort()).toEqual(["status-field", "status-filter"]);
     expect(ws.read("status.ts")).toBe("export type Status = 'todo';\n");
     const after = readFileSync(ws.prd, "utf8");
-    const note = `Passed in meshflow run ${runId} (evidence: .flow/runs/${runId}/evidence/US-001.json).`;
+    const note = `Passed in meshflow run ${runId} (evidence: .flow/runs/${runId}/evidence.ndjson).`;
     expect(after).toBe(
       before.replace('"passes": false', '"passes": true').replace('"notes": ""', `"notes": "${note}"`),
     );
-    const evidence = JSON.parse(readFileSync(join(ws.dir, ".flow/runs", runId, "evidence/US-001.json"), "utf8"));
+    const evidence = evidenceOf(ws.dir, runId, "US-001");
     expect(evidence.steps[0].calls.map((c: { tool: string }) => c.tool)).toEqual([
       "memory__create_entities",
       "filesystem__write_file",
@@ -101,7 +108,7 @@ describe("flow run", () => {
     expect(events.find((e) => e.type === "gate.finished")).toMatchObject({ passed: false, commands: 1 });
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
     const runId = events[0]?.runId ?? "";
-    const evidence = JSON.parse(readFileSync(join(ws.dir, ".flow/runs", runId, "evidence/US-001.json"), "utf8"));
+    const evidence = evidenceOf(ws.dir, runId, "US-001");
     expect(evidence.gate.results[0]).toMatchObject({ exitCode: 2, tail: "typecheck: 1 error\n" });
   });
 

@@ -1,11 +1,19 @@
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
+export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
 export { type GateResult, runVerify, type VerifyResult } from "./gate/runVerify.js";
-export { writeStoryPassed } from "./gate/writeStoryPassed.js";
+export { type PassMark, writeStoriesPassed, writeStoryPassed } from "./gate/writeStoryPassed.js";
 export { canonicalJson, digestOf } from "./internal/digest.js";
 export { processAlive } from "./internal/ndjson.js";
 export type { CallEvidence } from "./internal/toolCall.js";
-export { type ChiefContext, type ChiefServices, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
+export {
+  type ChiefAnalyst,
+  type ChiefContext,
+  type ChiefEvent,
+  type ChiefServices,
+  createChiefAnalyst,
+  type RunCounts,
+} from "./machine/chiefAnalyst.js";
 export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
 export {

@@ -10,6 +10,7 @@ import {
   planPrd,
   type RoutingTable,
   stepKey,
+  type ToolDescriptor,
 } from "@meshflow/core";
 import { digestOf } from "./internal/digest.js";
 import type { PlannedStory, RunPlan } from "./RunPlan.js";
@@ -31,6 +32,8 @@ export interface PreflightInput {
 /** The preflight's result: the plan, the PRD, and the digest resume compares against. */
 export interface Preflight {
   plan: RunPlan;
+  /** Every tool of the servers the stories use (empty without `discover`). */
+  tools: ToolDescriptor[];
   prd: Prd;
   prdDigest: string;
 }
@@ -77,13 +80,16 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     return { story, index: s.index, skipped: s.skipped, specialists: s.steps.map((st) => st.specialist ?? "") };
   });
 
+  let tools: ToolDescriptor[] = [];
   if (input.discover) {
     const servers = new Set<string>();
     for (const s of stories)
       if (!s.skipped)
         for (const step of s.story.mavenSteps)
           for (const name of s.story.mcpTools[stepKey(step)] ?? []) servers.add(name);
-    const { failures } = await input.discover.discover([...servers]);
+    const discovered = await input.discover.discover([...servers]);
+    const { failures } = discovered;
+    tools = discovered.tools;
     if (failures.length) {
       const first = failures[0];
       throw new MeshflowError(
@@ -94,5 +100,5 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     }
   }
   const absolute = resolve(prdFile);
-  return { plan: { prdFile: absolute, prdDir: dirname(absolute), stories }, prd, prdDigest: prdWorkDigest(prd) };
+  return { plan: { prdFile: absolute, prdDir: dirname(absolute), stories }, tools, prd, prdDigest: prdWorkDigest(prd) };
 }

@@ -57,7 +57,10 @@ async function run(file: string, think: Record<string, "pass" | "fail" | "plain"
   const events: RunEvent[] = [];
   const store = new FileRunStore(join(file, "..", ".flow"));
   const deps = { plane: noTools, store, specialists: specialists(think), routing: loadRoutingTable(), mcpConfig };
-  const session = startRun({ ...deps, onEvent: (e) => events.push(e) }, { prdFile: file, record: { agents: [] } });
+  const session = await startRun(
+    { ...deps, onEvent: (e) => events.push(e) },
+    { prdFile: file, record: { agents: [] } },
+  );
   const summary = await session.done;
   return { summary, events, store };
 }
@@ -80,7 +83,7 @@ describe("startRun", () => {
       "run.finished",
     ]);
     const after = readFileSync(file, "utf8");
-    const note = `Passed in meshflow run ${summary.runId} (evidence: .flow/runs/${summary.runId}/evidence/US-1.json).`;
+    const note = `Passed in meshflow run ${summary.runId} (evidence: .flow/runs/${summary.runId}/evidence.ndjson).`;
     expect(after).toBe(
       before.replace('"passes": false', '"passes": true').replace('"notes": ""', `"notes": "${note}"`),
     );
@@ -163,7 +166,7 @@ describe("resumeRun", () => {
     ]);
     const deps = { plane: noTools, store, specialists: map, routing: loadRoutingTable(), mcpConfig };
     const events: RunEvent[] = [];
-    const first = startRun(
+    const first = await startRun(
       {
         ...deps,
         onEvent: (e) => {

@@ -9,9 +9,10 @@ import {
 } from "@meshflow/core";
 import { type Actor, createActor, type Snapshot } from "xstate";
 import { runVerify } from "./gate/runVerify.js";
-import { writeStoryPassed } from "./gate/writeStoryPassed.js";
+import type { PassMark } from "./gate/writeStoryPassed.js";
+import { PrdWriter } from "./internal/PrdWriter.js";
 import { StepRunner } from "./internal/StepRunner.js";
-import { type ChiefContext, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
+import { type ChiefContext, type ChiefEvent, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
 import { type Preflight, preflight } from "./preflight.js";
 import type { RunPlan } from "./RunPlan.js";
 import type { Specialist } from "./specialists/defineSpecialist.js";
@@ -44,6 +45,8 @@ export interface StartRunOptions {
 
 /** How a run ended. `refused`: it could not start (invalid PRD, unreachable server…), see `error`. */
 export interface RunSummary {
+  /** Problems that did not change outcomes but need a person (a PRD that could not be updated). */
+  warnings: string[];
   runId: string | undefined;
   status: "passed" | "failed" | "aborted" | "refused";
   counts: RunCounts;
@@ -71,7 +74,7 @@ type Mode =
 const now = () => new Date().toISOString();
 
 /** Starts a run of a PRD: preflight, then every selected story through the chief-analyst machine. */
-export function startRun(deps: RunDependencies, options: StartRunOptions): RunSession {
+export function startRun(deps: RunDependencies, options: StartRunOptions): Promise<RunSession> {
   return runMachine(deps, { kind: "start", options });
 }
 
@@ -100,15 +103,18 @@ export async function resumeRun(deps: RunDependencies, runId: string): Promise<R
         "prd_changed",
         `${record.prd} changed since run ${runId} started (stories, steps or calls differ); start a new run`,
       );
-    return runMachine(deps, { kind: "resume", handle, checked, snapshot: handle.loadSnapshot() });
+    return await runMachine(deps, { kind: "resume", handle, checked, snapshot: handle.loadSnapshot() });
   } catch (error) {
     await handle.close();
     throw error;
   }
 }
 
-function runMachine(deps: RunDependencies, mode: Mode): RunSession {
+async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession> {
   const controller = new AbortController();
+  const aborted = new Promise<undefined>((resolve) =>
+    controller.signal.addEventListener("abort", () => resolve(undefined), { once: true }),
+  );
   const runId = mode.kind === "resume" ? mode.handle.runId : (mode.options.runId ?? newRunId());
   if (mode.kind === "start") assertRunId(runId);
   else mode.handle.updateRecord({ status: "running" });
@@ -117,6 +123,22 @@ function runMachine(deps: RunDependencies, mode: Mode): RunSession {
   let runner: StepRunner | undefined;
   let preflightError: MeshflowError | undefined;
   let aborting = false;
+  const warnings: string[] = [];
+  let writer: PrdWriter | undefined;
+  // Only the completion gate marks stories as passed, through this writer.
+  const prdWriter = (): PrdWriter => {
+    writer ??= new PrdWriter(requirePlan().prdFile, {
+      onError: (error, marks) =>
+        warnings.push(
+          `${requirePlan().prdFile}: could not mark ${marks.map((m) => m.storyId).join(", ")} as passed: ${toMeshflowError(error).message}`,
+        ),
+    });
+    return writer;
+  };
+  const passMark = (h: RunHandle, storyId: string): PassMark => ({
+    storyId,
+    note: `Passed in meshflow run ${h.runId} (evidence: ${relative(requirePlan().prdDir, h.evidenceFile)}).`,
+  });
 
   const emit = (event: RunEvent) => {
     handle?.appendEvent(event);
@@ -150,81 +172,110 @@ function runMachine(deps: RunDependencies, mode: Mode): RunSession {
 
   const machine = createChiefAnalyst({
     plan: requirePlan,
-    failFast: mode.kind === "start" ? mode.options.failFast === true : (handle?.record().options.failFast ?? false),
-    async preflight() {
-      if (mode.kind === "resume") return { prd: mode.checked.plan.prdFile, stories: mode.handle.record().stories };
-      const { options } = mode;
-      try {
-        const checked = await preflight({
-          prdFile: options.prdFile,
-          routing: deps.routing,
-          mcpConfig: deps.mcpConfig,
-          specialists: new Set(deps.specialists.keys()),
-          stories: options.stories,
-          discover: deps.plane,
-        });
-        const time = now();
-        const record: RunRecord = {
-          runId,
-          prd: checked.plan.prdFile,
-          prdDigest: checked.prdDigest,
-          stories: checked.plan.stories.map((s) => s.story.id),
-          options: { ...options.record, failFast: options.failFast === true, stories: options.stories },
-          status: "running",
-          createdAt: time,
-          updatedAt: time,
-          pid: process.pid,
-          counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
-        };
-        handle = await deps.store.create(record);
-        plan = checked.plan;
-        runner = makeRunner(handle);
-        return { prd: options.prdFile, stories: record.stories };
-      } catch (error) {
-        preflightError = toMeshflowError(error);
-        throw preflightError;
-      }
-    },
-    prepare: ({ story, step }) => requireRunner().prepare(storyOf(story), step),
-    think: ({ story, step, memory }) => requireRunner().think(storyOf(story), step, memory),
-    gate: async ({ story }) => runVerify(storyOf(story).story.verify ?? [], requirePlan().prdDir, controller.signal),
-    async conclude({ story, status, summary, steps, gate }) {
-      const planned = storyOf(story);
-      const h = handle;
-      if (!h) throw new MeshflowError("internal", "the run has no store");
-      const evidence = {
-        runId: h.runId,
-        storyId: planned.story.id,
-        title: planned.story.title,
-        status,
-        summary,
-        steps: steps.map((s) => ({
-          step: s.step,
-          specialist: s.specialist,
-          status: s.status,
-          summary: s.summary,
-          calls: s.calls,
-          evidence: s.evidence,
-        })),
-        gate: gate ?? null,
-        time: now(),
-      };
-      const file = h.writeEvidence(planned.story.id, evidence);
-      if (status !== "passed" || !gate?.passed) return { status, summary };
-      // Only here, after every step and the gate passed, does a story become `passes: true`.
-      const prd = requirePlan().prdFile;
-      const shown = relative(requirePlan().prdDir, file);
-      try {
-        writeStoryPassed(prd, planned.story.id, `Passed in meshflow run ${h.runId} (evidence: ${shown}).`);
-        return { status, summary };
-      } catch (error) {
-        return {
-          status: "failed" as StepStatus,
-          summary: `${summary}; PRD not updated: ${toMeshflowError(error).message}`,
-        };
-      }
+    failFast: mode.kind === "start" ? mode.options.failFast === true : mode.handle.record().options.failFast,
+    describeStep: (story, step) => {
+      const prepared = requireRunner().prepare(storyOf(story), step);
+      return { specialist: prepared.specialist, tools: prepared.tools };
     },
   });
+
+  /** Start mode: load, validate, plan, discover, then open the run in the store. */
+  async function startPreflight(options: StartRunOptions): Promise<ChiefEvent> {
+    try {
+      const checked = await preflight({
+        prdFile: options.prdFile,
+        routing: deps.routing,
+        mcpConfig: deps.mcpConfig,
+        specialists: new Set(deps.specialists.keys()),
+        stories: options.stories,
+        discover: deps.plane,
+      });
+      const time = now();
+      const record: RunRecord = {
+        runId,
+        prd: checked.plan.prdFile,
+        prdDigest: checked.prdDigest,
+        stories: checked.plan.stories.map((s) => s.story.id),
+        options: { ...options.record, failFast: options.failFast === true, stories: options.stories },
+        status: "running",
+        createdAt: time,
+        updatedAt: time,
+        pid: process.pid,
+        counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
+      };
+      handle = await deps.store.create(record);
+      plan = checked.plan;
+      runner = makeRunner(handle);
+      runner.setTools(checked.tools);
+      return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
+    } catch (error) {
+      preflightError = toMeshflowError(error);
+      return { type: "PREFLIGHT_FAILED", code: preflightError.code, message: preflightError.message };
+    }
+  }
+
+  async function conclude(context: ChiefContext): Promise<ChiefEvent> {
+    const planned = storyOf(context.story);
+    const h = handle;
+    if (!h) throw new MeshflowError("internal", "the run has no store");
+    const { storyStatus: status, storySummary: summary, steps, gate } = context;
+    h.writeEvidence(planned.story.id, {
+      runId: h.runId,
+      title: planned.story.title,
+      status,
+      summary,
+      steps: steps.map((s) => ({
+        step: s.step,
+        specialist: s.specialist,
+        status: s.status,
+        summary: s.summary,
+        calls: s.calls,
+        evidence: s.evidence,
+      })),
+      gate: gate ?? null,
+      time: now(),
+    });
+    // Only here, after every step and the gate passed, does a story become `passes: true`.
+    if (status === "passed" && gate?.passed) prdWriter().mark(passMark(h, planned.story.id));
+    requireRunner().forget(planned);
+    return { type: "CONCLUDED", status, summary };
+  }
+
+  /** The work the machine's current state asks for, resolving to the event that reports its result. */
+  function work(state: { value: unknown; context: ChiefContext }): Promise<ChiefEvent> | undefined {
+    const { value, context } = state;
+    if (value === "preflight")
+      return mode.kind === "start"
+        ? startPreflight(mode.options)
+        : Promise.resolve({
+            type: "PREFLIGHT_DONE",
+            prd: mode.checked.plan.prdFile,
+            stories: mode.handle.record().stories,
+          });
+    if (typeof value !== "object" || value === null) return undefined;
+    const sub = (value as { story?: unknown }).story;
+    if (sub === "working")
+      return requireRunner()
+        .think(
+          storyOf(context.story),
+          context.step,
+          context.steps.map((s) => ({
+            step: s.step,
+            specialist: s.specialist,
+            outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
+          })),
+        )
+        .then((result) => ({ type: "STEP_DONE", result }));
+    if (sub === "gating")
+      return runVerify(storyOf(context.story).story.verify ?? [], requirePlan().prdDir, controller.signal).then(
+        (gate) => ({
+          type: "GATE_DONE",
+          gate,
+        }),
+      );
+    if (sub === "concluding") return conclude(context);
+    return undefined;
+  }
 
   const snapshot = mode.kind === "resume" ? (mode.snapshot as Snapshot<unknown> | undefined) : undefined;
   const actor: Actor<typeof machine> = createActor(machine, {
@@ -232,28 +283,37 @@ function runMachine(deps: RunDependencies, mode: Mode): RunSession {
     ...(snapshot ? { snapshot: snapshot as never } : {}),
   });
   actor.on("*", (event) => emit(event as RunEvent));
-  actor.subscribe({
-    next: (state) => {
-      // Final snapshots are never persisted: an aborted run resumes from its last live state.
-      if (state.status === "active" && handle && !aborting) handle.saveSnapshot(actor.getPersistedSnapshot());
-    },
-    error: () => {},
-  });
 
-  const done = new Promise<RunSummary>((resolveDone) => {
-    actor.subscribe({
-      complete: () => void finish().then(resolveDone),
-      error: (error) => {
-        preflightError ??= toMeshflowError(error);
-        void finish().then(resolveDone);
-      },
-    });
-  });
+  /** Drives the machine: does what its state asks, reports back, persists the snapshot after each step. */
+  async function drive(): Promise<void> {
+    for (;;) {
+      const state = actor.getSnapshot();
+      if (state.status !== "active") return;
+      if (handle && !aborting) handle.saveSnapshot(actor.getPersistedSnapshot());
+      const pending = work(state);
+      if (!pending) {
+        actor.send({ type: "FAILED", code: "internal", message: `no work for state ${JSON.stringify(state.value)}` });
+        return;
+      }
+      let event: ChiefEvent | undefined;
+      try {
+        // An abort does not wait for a think() that ignores its signal; its calls are drained later.
+        event = await Promise.race([pending, aborted]);
+      } catch (error) {
+        const failure = toMeshflowError(error);
+        event = { type: "FAILED", code: failure.code, message: failure.message };
+      }
+      // After an abort the machine is final: a late result is dropped (its calls are journaled).
+      if (!event || actor.getSnapshot().status !== "active") return;
+      actor.send(event);
+    }
+  }
 
   async function finish(): Promise<RunSummary> {
     const state = actor.getSnapshot();
     const context: ChiefContext = state.context;
     await runner?.drain();
+    writer?.flush();
     const value = state.value;
     const status: RunSummary["status"] =
       value === "aborted"
@@ -271,14 +331,12 @@ function runMachine(deps: RunDependencies, mode: Mode): RunSession {
           }))
         : undefined;
     if (handle) {
-      handle.updateRecord({
-        status: status === "refused" ? "failed" : status,
-        counts: context.counts,
-      });
+      handle.updateRecord({ status: status === "refused" ? "failed" : status, counts: context.counts });
       await handle.close();
     }
     return {
       runId: handle?.runId,
+      warnings,
       status,
       counts: context.counts,
       environment: context.environment,
@@ -287,15 +345,17 @@ function runMachine(deps: RunDependencies, mode: Mode): RunSession {
     };
   }
 
-  if (mode.kind === "resume")
-    emit({
-      type: "run.resumed",
-      time: now(),
-      runId: mode.handle.runId,
-      prd: mode.checked.plan.prdFile,
-      state: describe(snapshot),
-    });
+  if (mode.kind === "resume") {
+    runner?.setTools(mode.checked.tools);
+    // Stories this run already passed whose PRD mark may not have been written before it stopped.
+    const h = mode.handle;
+    for (const event of await h.events())
+      if (event.type === "story.finished" && event.status === "passed") prdWriter().mark(passMark(h, event.storyId));
+    writer?.flush();
+    emit({ type: "run.resumed", time: now(), runId, prd: mode.checked.plan.prdFile, state: describe(snapshot) });
+  }
   actor.start();
+  const done = drive().then(finish);
 
   return {
     done,

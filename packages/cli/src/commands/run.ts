@@ -121,7 +121,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
     return await withEnvironment(options, async (env) => {
       if (options.dryRun) return dryRunCommand(file, options, env, output);
       const view = viewFor(options, output);
-      const session = startRun(
+      const session = await startRun(
         { ...env, onEvent: (e) => view.onEvent(e) },
         {
           prdFile: file,

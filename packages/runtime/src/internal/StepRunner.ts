@@ -62,14 +62,23 @@ function isOutcome(value: unknown): value is StepOutcome {
   );
 }
 
+const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
+
 /** Runs the steps of stories: routing, repertoire, think(), and the tool calls think() makes. */
 export class StepRunner {
   readonly #deps: StepRunnerDeps;
-  readonly #prepared = new Map<string, Promise<Prepared>>();
+  readonly #prepared = new Map<string, Prepared>();
   readonly #inFlight = new Set<Promise<unknown>>();
+  #tools: readonly ToolDescriptor[] = [];
 
   constructor(deps: StepRunnerDeps) {
     this.#deps = deps;
+  }
+
+  /** The tools the preflight discovered: every step's repertoire comes from these. */
+  setTools(tools: readonly ToolDescriptor[]): void {
+    this.#tools = tools;
+    this.#prepared.clear();
   }
 
   /** Resolves when no tool call is in flight (after an abort, before the pool closes). */
@@ -77,8 +86,13 @@ export class StepRunner {
     while (this.#inFlight.size) await Promise.allSettled([...this.#inFlight]);
   }
 
-  /** Routes a step and computes its repertoire (memoised: a restarted step reuses it). */
-  prepare(planned: PlannedStory, stepIndex: number): Promise<Prepared> {
+  /** Forgets what was prepared for a story (it has concluded). */
+  forget(planned: PlannedStory): void {
+    for (let i = 0; i < planned.story.mavenSteps.length; i++) this.#prepared.delete(`${planned.story.id}#${i}`);
+  }
+
+  /** Routes a step and computes its repertoire (memoised until the story concludes). */
+  prepare(planned: PlannedStory, stepIndex: number): Prepared {
     const id = `${planned.story.id}#${stepIndex}`;
     let prepared = this.#prepared.get(id);
     if (!prepared) {
@@ -88,27 +102,27 @@ export class StepRunner {
     return prepared;
   }
 
-  async #prepare(planned: PlannedStory, stepIndex: number): Promise<Prepared> {
+  #prepare(planned: PlannedStory, stepIndex: number): Prepared {
     const step = planned.story.mavenSteps[stepIndex] ?? 0;
     const name = planned.specialists[stepIndex] ?? "";
     const stepServers = planned.story.mcpTools[stepKey(step)] ?? [];
-    const empty = { specialist: name, tools: 0, stepServers, stepTools: [], repertoire: [] };
     const specialistDef = this.#deps.specialists.get(name);
     if (!specialistDef)
-      return { ...empty, blocked: { summary: `no specialist "${name}" is loaded`, environment: false } };
-    const { tools, failures } = await this.#deps.plane.discover(stepServers);
-    if (failures.length) {
-      const list = failures.map((f) => `${f.server}: ${f.code}: ${f.message}`).join("; ");
-      return { ...empty, specialistDef, blocked: { summary: `MCP servers unavailable: ${list}`, environment: true } };
-    }
-    const stepTools = tools.filter((t) => stepServers.includes(t.server));
+      return {
+        specialist: name,
+        tools: 0,
+        stepServers,
+        stepTools: [],
+        repertoire: [],
+        blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
+      };
+    const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
     const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
     return { specialist: name, tools: repertoire.length, stepServers, stepTools, repertoire, specialistDef };
   }
-
   /** Runs one step's think() and returns its outcome; never throws. */
   async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
-    const prepared = await this.prepare(planned, stepIndex);
+    const prepared = this.prepare(planned, stepIndex);
     const story = planned.story;
     const step = story.mavenSteps[stepIndex] ?? 0;
     const base = { step, specialist: prepared.specialist };
@@ -183,6 +197,14 @@ export class StepRunner {
         summary: `outcome_unknown: ${log.unknown.join(", ")} (a person must check the server's state); think() said: ${result.summary}`,
         evidence: result.evidence,
       };
-    return { ...base, status: result.status, summary: result.summary, calls: log.evidence, evidence: result.evidence };
+    const environment = log.evidence.some((c) => c.code !== undefined && ENVIRONMENT_CODES.has(c.code));
+    return {
+      ...base,
+      status: result.status,
+      summary: result.summary,
+      calls: log.evidence,
+      evidence: result.evidence,
+      ...(environment ? { environment } : {}),
+    };
   }
 }

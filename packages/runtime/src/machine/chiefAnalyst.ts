@@ -1,9 +1,8 @@
 import type { RunEvent, StepStatus } from "@meshflow/core";
-import { assign, emit, fromPromise, setup } from "xstate";
+import { assign, emit, setup } from "xstate";
 import type { GateResult } from "../gate/runVerify.js";
-import type { PreparedStep, StepResult } from "../internal/StepRunner.js";
+import type { StepResult } from "../internal/StepRunner.js";
 import type { RunPlan } from "../RunPlan.js";
-import type { StepMemory } from "../specialists/defineSpecialist.js";
 
 /** Story tallies of a run. */
 export interface RunCounts {
@@ -30,61 +29,54 @@ export interface ChiefContext {
   stop: boolean;
   /** An unreachable server blocked a step (the CLI exits 3). */
   environment: boolean;
-  /** Why the run could not start. */
+  /** Why the run could not start or stopped. */
   error: { code: string; message: string } | undefined;
 }
 
-/** What the machine's actors do; the runtime supplies them (I/O stays outside the machine). */
+/** What the machine reads from the runtime (synchronous lookups; all I/O happens outside the machine). */
 export interface ChiefServices {
   /** The plan, once the preflight has produced it. */
   plan(): RunPlan;
   failFast: boolean;
-  /** Loads and validates the PRD, plans it, discovers its servers and opens the run; resolves to `run.started`'s facts. */
-  preflight(): Promise<{ prd: string; stories: string[] }>;
-  prepare(input: { story: number; step: number }): Promise<PreparedStep>;
-  think(input: { story: number; step: number; memory: StepMemory[] }): Promise<StepResult>;
-  gate(input: { story: number }): Promise<GateResult>;
-  /** Writes the story's evidence and, when it passed, marks it in the PRD. */
-  conclude(input: {
-    story: number;
-    status: StepStatus;
-    summary: string;
-    steps: StepResult[];
-    gate?: GateResult;
-  }): Promise<{ status: StepStatus; summary: string }>;
+  /** Routes a step and sizes its repertoire (from the tools the preflight discovered). */
+  describeStep(story: number, step: number): { specialist: string; tools: number };
 }
 
-/** Events the machine accepts. */
-export type ChiefEvent = { type: "ABORT" };
+/**
+ * What the runtime reports to the machine. The machine decides what comes next; the runtime does
+ * the work each state asks for (think, gate, conclude) and sends back its result.
+ */
+export type ChiefEvent =
+  | { type: "PREFLIGHT_DONE"; prd: string; stories: string[] }
+  | { type: "PREFLIGHT_FAILED"; code: string; message: string }
+  | { type: "STEP_DONE"; result: StepResult }
+  | { type: "GATE_DONE"; gate: GateResult }
+  | { type: "CONCLUDED"; status: StepStatus; summary: string }
+  | { type: "FAILED"; code: string; message: string }
+  | { type: "ABORT" };
 
 const now = () => new Date().toISOString();
-
-function errorFacts(error: unknown): { code: string; message: string } {
-  const e = error as { code?: unknown; message?: unknown } | undefined;
-  return { code: typeof e?.code === "string" ? e.code : "internal", message: String(e?.message ?? error) };
-}
-
 const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 
 /**
  * The chief analyst: walks the plan story by story (run order) and step by step (`mavenSteps`
- * order), routing each step to its specialist, then runs the completion gate and concludes the
- * story. It is the single source of truth of a run's state; its transitions emit the run events.
- * Its persisted snapshot is what `flow resume` restores.
+ * order), routing each step to its specialist, then to the completion gate and the story's
+ * conclusion. It is the single source of truth of a run's state and its transitions emit the run's
+ * lifecycle events; its persisted snapshot is what `flow resume` restores. The state names say what
+ * the runtime must do next: `story.working` (run the step's think()), `story.gating` (run the verify
+ * commands), `story.concluding` (record evidence, mark a passed story in the PRD).
  */
 export function createChiefAnalyst(services: ChiefServices) {
   const planned = (context: ChiefContext) => services.plan().stories[context.story];
   const storyId = (context: ChiefContext) => planned(context)?.story.id ?? "";
-  const stepNumber = (context: ChiefContext) => planned(context)?.story.mavenSteps[context.step] ?? 0;
-  const stepFinished = (context: ChiefContext, result: StepResult): RunEvent => ({
-    type: "step.finished",
-    time: now(),
-    runId: context.runId,
-    storyId: storyId(context),
-    step: result.step,
-    status: result.status,
-    summary: result.summary,
-    calls: result.calls.length,
+  const base = (context: ChiefContext) => ({ time: now(), runId: context.runId });
+  const runFinished = (context: ChiefContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
+    type: "run.finished",
+    ...base(context),
+    status,
+    passed: context.counts.passed,
+    failed: context.counts.failed,
+    blocked: context.counts.blocked,
   });
 
   return setup({
@@ -93,25 +85,6 @@ export function createChiefAnalyst(services: ChiefServices) {
       events: {} as ChiefEvent,
       input: {} as { runId: string },
       emitted: {} as RunEvent,
-    },
-    actors: {
-      preflight: fromPromise(() => services.preflight()),
-      prepare: fromPromise(({ input }: { input: { story: number; step: number } }) => services.prepare(input)),
-      think: fromPromise(({ input }: { input: { story: number; step: number; memory: StepMemory[] } }) =>
-        services.think(input),
-      ),
-      gate: fromPromise(({ input }: { input: { story: number } }) => services.gate(input)),
-      conclude: fromPromise(
-        ({
-          input,
-        }: {
-          input: { story: number; status: StepStatus; summary: string; steps: StepResult[]; gate?: GateResult };
-        }) => services.conclude(input),
-      ),
-    },
-    actions: {
-      // Any actor that throws ends the run in `refused` with the error: a bug or a broken environment, never a pass.
-      recordError: assign({ error: ({ event }) => errorFacts((event as { error?: unknown }).error) }),
     },
     guards: {
       noMoreStories: ({ context }) => context.stop || context.story >= services.plan().stories.length,
@@ -134,22 +107,29 @@ export function createChiefAnalyst(services: ChiefServices) {
       error: undefined,
     }),
     initial: "preflight",
-    on: { ABORT: ".aborted" },
+    on: {
+      ABORT: ".aborted",
+      FAILED: {
+        target: ".refused",
+        actions: assign({ error: ({ event }) => ({ code: event.code, message: event.message }) }),
+      },
+    },
     states: {
       preflight: {
-        invoke: {
-          src: "preflight",
-          onDone: {
+        on: {
+          PREFLIGHT_DONE: {
             target: "nextStory",
             actions: emit(({ context, event }) => ({
               type: "run.started" as const,
-              time: now(),
-              runId: context.runId,
-              prd: event.output.prd,
-              stories: event.output.stories,
+              ...base(context),
+              prd: event.prd,
+              stories: event.stories,
             })),
           },
-          onError: { target: "#chief-analyst.refused", actions: "recordError" },
+          PREFLIGHT_FAILED: {
+            target: "refused",
+            actions: assign({ error: ({ event }) => ({ code: event.code, message: event.message }) }),
+          },
         },
       },
       nextStory: {
@@ -163,8 +143,7 @@ export function createChiefAnalyst(services: ChiefServices) {
         entry: [
           emit(({ context }) => ({
             type: "story.finished" as const,
-            time: now(),
-            runId: context.runId,
+            ...base(context),
             storyId: storyId(context),
             status: "skipped" as const,
             summary: "passes is true",
@@ -179,70 +158,46 @@ export function createChiefAnalyst(services: ChiefServices) {
       story: {
         entry: [
           assign({ step: 0, steps: [], storyStatus: "passed", storySummary: "", gate: undefined }),
-          emit(({ context }) => ({
-            type: "story.started" as const,
-            time: now(),
-            runId: context.runId,
-            storyId: storyId(context),
-          })),
+          emit(({ context }) => ({ type: "story.started" as const, ...base(context), storyId: storyId(context) })),
         ],
         initial: "nextStep",
         states: {
           nextStep: {
-            always: [{ guard: "noMoreSteps", target: "gating" }, { target: "preparing" }],
+            always: [{ guard: "noMoreSteps", target: "gating" }, { target: "working" }],
           },
-          preparing: {
-            invoke: {
-              src: "prepare",
-              input: ({ context }) => ({ story: context.story, step: context.step }),
-              onError: { target: "#chief-analyst.refused", actions: "recordError" },
-              onDone: {
-                target: "thinking",
-                actions: emit(({ context, event }) => ({
-                  type: "step.started" as const,
-                  time: now(),
-                  runId: context.runId,
-                  storyId: storyId(context),
-                  step: stepNumber(context),
-                  specialist: event.output.specialist,
-                  tools: event.output.tools,
-                })),
-              },
-            },
-          },
-          thinking: {
-            invoke: {
-              src: "think",
-              input: ({ context }) => ({
-                story: context.story,
-                step: context.step,
-                memory: context.steps.map((s) => ({
-                  step: s.step,
-                  specialist: s.specialist,
-                  outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
-                })),
-              }),
-              onError: { target: "#chief-analyst.refused", actions: "recordError" },
-              onDone: [
+          working: {
+            entry: emit(({ context }) => {
+              const { specialist, tools } = services.describeStep(context.story, context.step);
+              return {
+                type: "step.started" as const,
+                ...base(context),
+                storyId: storyId(context),
+                step: planned(context)?.story.mavenSteps[context.step] ?? 0,
+                specialist,
+                tools,
+              };
+            }),
+            on: {
+              STEP_DONE: [
                 {
-                  guard: ({ event }) => event.output.status === "passed",
+                  guard: ({ event }) => event.result.status === "passed",
                   target: "nextStep",
                   actions: [
-                    assign({ steps: ({ context, event }) => [...context.steps, event.output] }),
-                    emit(({ context, event }) => stepFinished(context, event.output)),
+                    assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
+                    emit(({ context, event }) => stepFinished(context, event.result)),
                     assign({ step: ({ context }) => context.step + 1 }),
                   ],
                 },
                 {
                   target: "concluding",
                   actions: [
-                    assign({ steps: ({ context, event }) => [...context.steps, event.output] }),
-                    emit(({ context, event }) => stepFinished(context, event.output)),
+                    assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
+                    emit(({ context, event }) => stepFinished(context, event.result)),
                     assign({
-                      storyStatus: ({ event }) => event.output.status,
+                      storyStatus: ({ event }) => event.result.status,
                       storySummary: ({ event }) =>
-                        `step ${event.output.step} ${event.output.status}: ${event.output.summary}`,
-                      environment: ({ context, event }) => context.environment || event.output.environment === true,
+                        `step ${event.result.step} ${event.result.status}: ${event.result.summary}`,
+                      environment: ({ context, event }) => context.environment || event.result.environment === true,
                     }),
                   ],
                 },
@@ -250,48 +205,35 @@ export function createChiefAnalyst(services: ChiefServices) {
             },
           },
           gating: {
-            invoke: {
-              src: "gate",
-              input: ({ context }) => ({ story: context.story }),
-              onError: { target: "#chief-analyst.refused", actions: "recordError" },
-              onDone: {
+            on: {
+              GATE_DONE: {
                 target: "concluding",
                 actions: [
                   assign({
-                    gate: ({ event }) => event.output,
-                    storyStatus: ({ event }) => (event.output.passed ? "passed" : "failed"),
+                    gate: ({ event }) => event.gate,
+                    storyStatus: ({ event }) => (event.gate.passed ? "passed" : "failed"),
                     storySummary: ({ event }) =>
-                      event.output.passed ? `all steps passed; ${event.output.summary}` : event.output.summary,
+                      event.gate.passed ? `all steps passed; ${event.gate.summary}` : event.gate.summary,
                   }),
                   emit(({ context, event }) => ({
                     type: "gate.finished" as const,
-                    time: now(),
-                    runId: context.runId,
+                    ...base(context),
                     storyId: storyId(context),
-                    passed: event.output.passed,
-                    commands: event.output.results.length,
-                    summary: event.output.summary,
+                    passed: event.gate.passed,
+                    commands: event.gate.results.length,
+                    summary: event.gate.summary,
                   })),
                 ],
               },
             },
           },
           concluding: {
-            invoke: {
-              src: "conclude",
-              input: ({ context }) => ({
-                story: context.story,
-                status: context.storyStatus,
-                summary: context.storySummary,
-                steps: context.steps,
-                gate: context.gate,
-              }),
-              onError: { target: "#chief-analyst.refused", actions: "recordError" },
-              onDone: {
+            on: {
+              CONCLUDED: {
                 target: "concluded",
                 actions: assign({
-                  storyStatus: ({ event }) => event.output.status,
-                  storySummary: ({ event }) => event.output.summary,
+                  storyStatus: ({ event }) => event.status,
+                  storySummary: ({ event }) => event.summary,
                 }),
               },
             },
@@ -303,8 +245,7 @@ export function createChiefAnalyst(services: ChiefServices) {
           actions: [
             emit(({ context }) => ({
               type: "story.finished" as const,
-              time: now(),
-              runId: context.runId,
+              ...base(context),
               storyId: storyId(context),
               status: context.storyStatus,
               summary: context.storySummary,
@@ -324,29 +265,27 @@ export function createChiefAnalyst(services: ChiefServices) {
       },
       finished: {
         type: "final",
-        entry: emit(({ context }) => ({
-          type: "run.finished" as const,
-          time: now(),
-          runId: context.runId,
-          status: context.counts.failed + context.counts.blocked > 0 ? ("failed" as const) : ("passed" as const),
-          passed: context.counts.passed,
-          failed: context.counts.failed,
-          blocked: context.counts.blocked,
-        })),
+        entry: emit(({ context }) =>
+          runFinished(context, context.counts.failed + context.counts.blocked > 0 ? "failed" : "passed"),
+        ),
       },
-      aborted: {
-        type: "final",
-        entry: emit(({ context }) => ({
-          type: "run.finished" as const,
-          time: now(),
-          runId: context.runId,
-          status: "aborted" as const,
-          passed: context.counts.passed,
-          failed: context.counts.failed,
-          blocked: context.counts.blocked,
-        })),
-      },
+      aborted: { type: "final", entry: emit(({ context }) => runFinished(context, "aborted")) },
       refused: { type: "final" },
     },
   });
+
+  function stepFinished(context: ChiefContext, result: StepResult): RunEvent {
+    return {
+      type: "step.finished",
+      ...base(context),
+      storyId: storyId(context),
+      step: result.step,
+      status: result.status,
+      summary: result.summary,
+      calls: result.calls.length,
+    };
+  }
 }
+
+/** The machine's type, for code that drives it. */
+export type ChiefAnalyst = ReturnType<typeof createChiefAnalyst>;

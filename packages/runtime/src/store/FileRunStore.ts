@@ -1,4 +1,14 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { didYouMean, MeshflowError, type RunEvent } from "@meshflow/core";
 import { writeFileAtomic } from "../internal/atomicWrite.js";
@@ -27,14 +37,16 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
 }
 
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, "_");
-}
+/** Snapshot log size past which it is compacted to its last line. */
+const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Runs under `<root>/runs/<runId>/`: `run.json` (the record), `events.ndjson` (append-only),
- * `journal.ndjson` (tool calls by idempotency key), `snapshot.json` (the machine's persisted
- * snapshot), `evidence/<storyId>.json`, `log.ndjson`, and a `lock` held by the process running it.
+ * `journal.ndjson` (tool calls by idempotency key), `snapshot.ndjson` (the machine's persisted
+ * snapshots, the last line wins, compacted now and then), `evidence.ndjson` (one record per concluded
+ * story), `log.ndjson`, and a `lock` held by the process running it. Everything that changes during
+ * a run is appended, never rewritten: a killed process leaves at most a torn last line, which
+ * reading ignores, and appends stay cheap where replacing a file is not.
  */
 export class FileRunStore implements RunStore {
   readonly root: string;
@@ -110,19 +122,26 @@ function readRecord(dir: string): RunRecord {
 class FileRunHandle implements RunHandle {
   readonly runId: string;
   readonly location: string;
+  readonly evidenceFile: string;
   readonly journal: FileCallJournal;
   readonly #dir: string;
   #record: RunRecord;
   #events: number;
   #log: number | undefined;
+  #evidence: number | undefined;
+  #snapshots: number | undefined;
+  #snapshotBytes = 0;
 
   private constructor(dir: string, location: string, record: RunRecord) {
     this.#dir = dir;
     this.location = location;
     this.#record = record;
     this.runId = record.runId;
+    this.evidenceFile = join(dir, "evidence.ndjson");
     this.journal = new FileCallJournal(join(dir, "journal.ndjson"));
     this.#events = openSync(join(dir, "events.ndjson"), "a");
+    const snapshots = join(dir, "snapshot.ndjson");
+    this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
   }
 
   /** Takes the run's lock (a live other process holding it is an error), then opens its files. */
@@ -164,20 +183,28 @@ class FileRunHandle implements RunHandle {
   }
 
   saveSnapshot(snapshot: unknown): void {
-    writeFileAtomic(join(this.#dir, "snapshot.json"), JSON.stringify(snapshot));
+    const file = join(this.#dir, "snapshot.ndjson");
+    const line = `${JSON.stringify(snapshot)}\n`;
+    if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
+      if (this.#snapshots !== undefined) closeSync(this.#snapshots);
+      this.#snapshots = undefined;
+      writeFileAtomic(file, line);
+      this.#snapshotBytes = line.length;
+      return;
+    }
+    this.#snapshots ??= openSync(file, "a");
+    writeSync(this.#snapshots, line);
+    this.#snapshotBytes += line.length;
   }
 
   loadSnapshot(): unknown {
-    const file = join(this.#dir, "snapshot.json");
-    return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+    return readNdjson(join(this.#dir, "snapshot.ndjson")).at(-1);
   }
 
-  writeEvidence(storyId: string, evidence: unknown): string {
-    const dir = join(this.#dir, "evidence");
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${safeName(storyId)}.json`);
-    writeFileAtomic(file, `${JSON.stringify(evidence, null, 2)}\n`);
-    return file;
+  writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
+    this.#evidence ??= openSync(this.evidenceFile, "a");
+    writeSync(this.#evidence, `${JSON.stringify({ storyId, ...evidence })}\n`);
+    return this.evidenceFile;
   }
 
   log(entry: Record<string, unknown>): void {
@@ -188,8 +215,8 @@ class FileRunHandle implements RunHandle {
   async close(): Promise<void> {
     await this.journal.close();
     closeSync(this.#events);
-    if (this.#log !== undefined) closeSync(this.#log);
-    this.#log = undefined;
+    for (const fd of [this.#log, this.#evidence, this.#snapshots]) if (fd !== undefined) closeSync(fd);
+    this.#log = this.#evidence = this.#snapshots = undefined;
     rmSync(join(this.#dir, "lock"), { force: true });
   }
 }

@@ -7,6 +7,8 @@ export interface RunHandle {
   readonly runId: string;
   /** Where the run's files live (for messages), e.g. `.flow/runs/<runId>`. */
   readonly location: string;
+  /** The file story evidence lands in (named in the PRD's notes). */
+  readonly evidenceFile: string;
   record(): RunRecord;
   /** Merges into the run record and persists it. */
   updateRecord(patch: Partial<RunRecord>): void;
@@ -18,8 +20,8 @@ export interface RunHandle {
   saveSnapshot(snapshot: unknown): void;
   /** The last persisted snapshot, if any. */
   loadSnapshot(): unknown;
-  /** Writes a story's evidence record; returns where it landed (relative to the PRD's folder when possible). */
-  writeEvidence(storyId: string, evidence: unknown): string;
+  /** Records a story's evidence (the last record of a story wins); returns the file it landed in. */
+  writeEvidence(storyId: string, evidence: Record<string, unknown>): string;
   /** Appends a log line (specialist notes, warnings). */
   log(entry: Record<string, unknown>): void;
   readonly journal: CallJournal;
