@@ -1,8 +1,7 @@
 import type { McpConfig, ToolDescriptor, ToolResult } from "@meshflow/core";
 import { MeshflowError, parseQualifiedName, qualifyToolName } from "@meshflow/core";
 import { InlineExecutor } from "@meshflow/queue";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
 /** Options of {@link createToolPlane}. */
@@ -21,15 +20,20 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
     if (!client) {
       const config = options.mcpConfig.servers.get(server);
       if (!config || !("command" in config)) throw new MeshflowError("server_unknown", `no stdio server "${server}"`);
-      const c = new Client({ name: "meshflow", version: "0.1.0" });
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
-        env: { ...(process.env as Record<string, string>), ...config.env },
-        cwd: config.cwd,
-        stderr: "ignore",
-      });
-      client = c.connect(transport).then(() => c);
+      client = (async () => {
+        const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+        const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+        const c = new Client({ name: "meshflow", version: "0.1.0" });
+        const transport = new StdioClientTransport({
+          command: config.command,
+          args: config.args,
+          env: { ...(process.env as Record<string, string>), ...config.env },
+          cwd: config.cwd,
+          stderr: "ignore",
+        });
+        await c.connect(transport);
+        return c;
+      })();
       clients.set(server, client);
     }
     return client;

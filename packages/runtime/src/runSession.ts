@@ -112,9 +112,25 @@ export async function resumeRun(deps: RunDependencies, runId: string): Promise<R
 
 async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession> {
   const controller = new AbortController();
-  const aborted = new Promise<undefined>((resolve) =>
-    controller.signal.addEventListener("abort", () => resolve(undefined), { once: true }),
-  );
+  /** Resolves to undefined on abort, so the driver does not wait for a think() that ignores its signal. */
+  const untilAborted = <T>(pending: Promise<T>): Promise<T | undefined> => {
+    const { signal } = controller;
+    if (signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.then(
+        (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  };
   const runId = mode.kind === "resume" ? mode.handle.runId : (mode.options.runId ?? newRunId());
   if (mode.kind === "start") assertRunId(runId);
   else mode.handle.updateRecord({ status: "running" });
@@ -252,9 +268,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
             prd: mode.checked.plan.prdFile,
             stories: mode.handle.record().stories,
           });
-    if (typeof value !== "object" || value === null) return undefined;
-    const sub = (value as { story?: unknown }).story;
-    if (sub === "working")
+    if (value === "working")
       return requireRunner()
         .think(
           storyOf(context.story),
@@ -266,14 +280,14 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
           })),
         )
         .then((result) => ({ type: "STEP_DONE", result }));
-    if (sub === "gating")
+    if (value === "gating")
       return runVerify(storyOf(context.story).story.verify ?? [], requirePlan().prdDir, controller.signal).then(
         (gate) => ({
           type: "GATE_DONE",
           gate,
         }),
       );
-    if (sub === "concluding") return conclude(context);
+    if (value === "concluding") return conclude(context);
     return undefined;
   }
 
@@ -298,7 +312,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       let event: ChiefEvent | undefined;
       try {
         // An abort does not wait for a think() that ignores its signal; its calls are drained later.
-        event = await Promise.race([pending, aborted]);
+        event = await untilAborted(pending);
       } catch (error) {
         const failure = toMeshflowError(error);
         event = { type: "FAILED", code: failure.code, message: failure.message };

@@ -6,21 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRoutingTable, type McpConfig } from "@meshflow/core";
 import { createToolPlane, defineSpecialist, FileRunStore, type Specialist, startRun } from "@meshflow/runtime";
+import { generatePrd } from "./generatePrd.js";
 
 const stories = Number(process.argv[2] ?? 2000);
 const dir = mkdtempSync(join(tmpdir(), "meshflow-bench-runtime-"));
 const prdFile = join(dir, "prd.json");
-const userStories = Array.from({ length: stories }, (_, i) => ({
-  id: `US-${String(i + 1).padStart(4, "0")}`,
-  title: `Story ${i + 1}`,
-  description: `As a user, I want feature ${i + 1}.`,
-  acceptanceCriteria: ["Typecheck passes"],
-  mavenSteps: [1, 3, 5],
-  priority: 1,
-  passes: false,
-  notes: "",
-}));
-writeFileSync(prdFile, `${JSON.stringify({ project: "Bench", userStories }, null, 2)}\n`);
+writeFileSync(prdFile, generatePrd(stories));
 
 const noop = (name: string): Specialist =>
   defineSpecialist({ name, description: "no-op", think: async (ctx) => ctx.pass(`${name} did step ${ctx.step}`) });

@@ -74,7 +74,10 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
     if (i === start) fail();
     return [start, i];
   };
-  const keyOf = (span: Span) => JSON.parse(text.slice(span[0], span[1])) as string;
+  const keyOf = (span: Span) => {
+    const raw = text.slice(span[0] + 1, span[1] - 1);
+    return raw.includes("\\") ? (JSON.parse(text.slice(span[0], span[1])) as string) : raw;
+  };
 
   /** Walks an object's members, handing each key and the value's start to `visit`, which must consume the value. */
   const members = (visit: (key: string) => void) => {

@@ -19,7 +19,7 @@ export class PrdWriter {
     options: { intervalMs?: number; onError: (error: unknown, marks: readonly PassMark[]) => void },
   ) {
     this.#file = file;
-    this.#intervalMs = options.intervalMs ?? 200;
+    this.#intervalMs = options.intervalMs ?? 500;
     this.#onError = options.onError;
   }
 

@@ -9,7 +9,8 @@ import {
 } from "../specialists/defineSpecialist.js";
 import { scriptedThink } from "../specialists/scriptedThink.js";
 import type { ToolPlane } from "../ToolPlane.js";
-import { type CallEvidence, type CallLog, type CallScope, callTool } from "./toolCall.js";
+import { StepContext } from "./StepContext.js";
+import type { CallEvidence, CallLog, CallScope } from "./toolCall.js";
 
 /** A step ready to think: its specialist and repertoire. */
 export interface PreparedStep {
@@ -35,6 +36,7 @@ interface Prepared extends PreparedStep {
   stepServers: readonly string[];
   stepTools: readonly ToolDescriptor[];
   repertoire: readonly ToolDescriptor[];
+  repertoireNames: ReadonlySet<string>;
   specialistDef?: Specialist;
 }
 
@@ -114,11 +116,21 @@ export class StepRunner {
         stepServers,
         stepTools: [],
         repertoire: [],
+        repertoireNames: new Set(),
         blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
       };
     const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
     const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
-    return { specialist: name, tools: repertoire.length, stepServers, stepTools, repertoire, specialistDef };
+    const repertoireNames = new Set(repertoire.map((t) => t.qualifiedName));
+    return {
+      specialist: name,
+      tools: repertoire.length,
+      stepServers,
+      stepTools,
+      repertoire,
+      repertoireNames,
+      specialistDef,
+    };
   }
   /** Runs one step's think() and returns its outcome; never throws. */
   async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
@@ -146,38 +158,28 @@ export class StepRunner {
       stepServers: prepared.stepServers,
       stepTools: prepared.stepTools,
       repertoire: prepared.repertoire,
-      repertoireNames: new Set(prepared.repertoire.map((t) => t.qualifiedName)),
+      repertoireNames: prepared.repertoireNames,
       plane,
       executor: plane.executor,
       journal,
       emit: this.#deps.emit,
       signal,
     };
-    const outcome =
-      (status: StepStatus) =>
-      (summary: string, ...evidence: unknown[]) => ({ status, summary, evidence });
-    const logEntry = (level: string) => (message: string, data?: Record<string, unknown>) =>
+    const notes = (level: string) => (message: string, data?: Record<string, unknown>) =>
       this.#deps.log({ level, runId, storyId: story.id, step, specialist: specialist.name, message, ...data });
-    const ctx: ThinkContext = {
-      runId,
+    const ctx = new StepContext({
+      scope,
+      log,
       story,
-      step,
       specialist: specialistInfo(specialist),
-      repertoire: prepared.repertoire,
       scripted: story.calls?.[stepKey(step)] ?? [],
-      call: (name, args = {}) => {
-        const pending = callTool(scope, log, name, args);
+      memory,
+      notes: { info: notes("info"), warn: notes("warn") },
+      track: (pending) => {
         this.#inFlight.add(pending);
         void pending.finally(() => this.#inFlight.delete(pending));
-        return pending;
       },
-      pass: outcome("passed"),
-      fail: outcome("failed"),
-      block: outcome("blocked"),
-      memory,
-      log: { info: logEntry("info"), warn: logEntry("warn") },
-      signal,
-    };
+    });
     let result: StepOutcome;
     try {
       const returned: unknown = await (specialist.think ?? scriptedThink)(ctx);

@@ -63,13 +63,15 @@ const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
  * order), routing each step to its specialist, then to the completion gate and the story's
  * conclusion. It is the single source of truth of a run's state and its transitions emit the run's
  * lifecycle events; its persisted snapshot is what `flow resume` restores. The state names say what
- * the runtime must do next: `story.working` (run the step's think()), `story.gating` (run the verify
- * commands), `story.concluding` (record evidence, mark a passed story in the PRD).
+ * the runtime must do next: `working` (run the current step's think()), `gating` (run the story's
+ * verify commands), `concluding` (record evidence, mark a passed story in the PRD). The states are
+ * flat on purpose: a transition's cost grows with the depth of the state tree.
  */
 export function createChiefAnalyst(services: ChiefServices) {
   const planned = (context: ChiefContext) => services.plan().stories[context.story];
   const storyId = (context: ChiefContext) => planned(context)?.story.id ?? "";
   const base = (context: ChiefContext) => ({ time: now(), runId: context.runId });
+  const isLastStep = (context: ChiefContext) => context.step + 1 >= (planned(context)?.story.mavenSteps.length ?? 0);
   const runFinished = (context: ChiefContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
     type: "run.finished",
     ...base(context),
@@ -89,7 +91,6 @@ export function createChiefAnalyst(services: ChiefServices) {
     guards: {
       noMoreStories: ({ context }) => context.stop || context.story >= services.plan().stories.length,
       storySkipped: ({ context }) => planned(context)?.skipped === true,
-      noMoreSteps: ({ context }) => context.step >= (planned(context)?.story.mavenSteps.length ?? 0),
     },
   }).createMachine({
     id: "chief-analyst",
@@ -136,7 +137,13 @@ export function createChiefAnalyst(services: ChiefServices) {
         always: [
           { guard: "noMoreStories", target: "finished" },
           { guard: "storySkipped", target: "skipping" },
-          { target: "story" },
+          {
+            target: "working",
+            actions: [
+              assign({ step: 0, steps: [], storyStatus: "passed", storySummary: "", gate: undefined }),
+              emit(({ context }) => ({ type: "story.started" as const, ...base(context), storyId: storyId(context) })),
+            ],
+          },
         ],
       },
       skipping: {
@@ -155,112 +162,99 @@ export function createChiefAnalyst(services: ChiefServices) {
         ],
         always: { target: "nextStory" },
       },
-      story: {
-        entry: [
-          assign({ step: 0, steps: [], storyStatus: "passed", storySummary: "", gate: undefined }),
-          emit(({ context }) => ({ type: "story.started" as const, ...base(context), storyId: storyId(context) })),
-        ],
-        initial: "nextStep",
-        states: {
-          nextStep: {
-            always: [{ guard: "noMoreSteps", target: "gating" }, { target: "working" }],
-          },
-          working: {
-            entry: emit(({ context }) => {
-              const { specialist, tools } = services.describeStep(context.story, context.step);
-              return {
-                type: "step.started" as const,
-                ...base(context),
-                storyId: storyId(context),
-                step: planned(context)?.story.mavenSteps[context.step] ?? 0,
-                specialist,
-                tools,
-              };
-            }),
-            on: {
-              STEP_DONE: [
-                {
-                  guard: ({ event }) => event.result.status === "passed",
-                  target: "nextStep",
-                  actions: [
-                    assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
-                    emit(({ context, event }) => stepFinished(context, event.result)),
-                    assign({ step: ({ context }) => context.step + 1 }),
-                  ],
-                },
-                {
-                  target: "concluding",
-                  actions: [
-                    assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
-                    emit(({ context, event }) => stepFinished(context, event.result)),
-                    assign({
-                      storyStatus: ({ event }) => event.result.status,
-                      storySummary: ({ event }) =>
-                        `step ${event.result.step} ${event.result.status}: ${event.result.summary}`,
-                      environment: ({ context, event }) => context.environment || event.result.environment === true,
-                    }),
-                  ],
-                },
+      working: {
+        entry: emit(({ context }) => {
+          const { specialist, tools } = services.describeStep(context.story, context.step);
+          return {
+            type: "step.started" as const,
+            ...base(context),
+            storyId: storyId(context),
+            step: planned(context)?.story.mavenSteps[context.step] ?? 0,
+            specialist,
+            tools,
+          };
+        }),
+        on: {
+          STEP_DONE: [
+            {
+              guard: ({ context, event }) => event.result.status === "passed" && isLastStep(context),
+              target: "gating",
+              actions: [
+                assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
+                emit(({ context, event }) => stepFinished(context, event.result)),
               ],
             },
-          },
-          gating: {
-            on: {
-              GATE_DONE: {
-                target: "concluding",
-                actions: [
-                  assign({
-                    gate: ({ event }) => event.gate,
-                    storyStatus: ({ event }) => (event.gate.passed ? "passed" : "failed"),
-                    storySummary: ({ event }) =>
-                      event.gate.passed ? `all steps passed; ${event.gate.summary}` : event.gate.summary,
-                  }),
-                  emit(({ context, event }) => ({
-                    type: "gate.finished" as const,
-                    ...base(context),
-                    storyId: storyId(context),
-                    passed: event.gate.passed,
-                    commands: event.gate.results.length,
-                    summary: event.gate.summary,
-                  })),
-                ],
-              },
+            {
+              guard: ({ event }) => event.result.status === "passed",
+              target: "working",
+              reenter: true,
+              actions: [
+                emit(({ context, event }) => stepFinished(context, event.result)),
+                assign(({ context, event }) => ({ steps: [...context.steps, event.result], step: context.step + 1 })),
+              ],
             },
-          },
-          concluding: {
-            on: {
-              CONCLUDED: {
-                target: "concluded",
-                actions: assign({
-                  storyStatus: ({ event }) => event.status,
-                  storySummary: ({ event }) => event.summary,
+            {
+              target: "concluding",
+              actions: [
+                assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
+                emit(({ context, event }) => stepFinished(context, event.result)),
+                assign({
+                  storyStatus: ({ event }) => event.result.status,
+                  storySummary: ({ event }) =>
+                    `step ${event.result.step} ${event.result.status}: ${event.result.summary}`,
+                  environment: ({ context, event }) => context.environment || event.result.environment === true,
                 }),
-              },
+              ],
             },
-          },
-          concluded: { type: "final" },
-        },
-        onDone: {
-          target: "nextStory",
-          actions: [
-            emit(({ context }) => ({
-              type: "story.finished" as const,
-              ...base(context),
-              storyId: storyId(context),
-              status: context.storyStatus,
-              summary: context.storySummary,
-            })),
-            assign({
-              counts: ({ context }) => ({
-                ...context.counts,
-                [context.storyStatus]: context.counts[context.storyStatus] + 1,
-              }),
-              stop: ({ context }) => context.stop || (services.failFast && context.storyStatus !== "passed"),
-              story: ({ context }) => context.story + 1,
-              steps: [],
-              gate: undefined,
-            }),
           ],
+        },
+      },
+      gating: {
+        on: {
+          GATE_DONE: {
+            target: "concluding",
+            actions: [
+              assign({
+                gate: ({ event }) => event.gate,
+                storyStatus: ({ event }) => (event.gate.passed ? "passed" : "failed"),
+                storySummary: ({ event }) =>
+                  event.gate.passed ? `all steps passed; ${event.gate.summary}` : event.gate.summary,
+              }),
+              emit(({ context, event }) => ({
+                type: "gate.finished" as const,
+                ...base(context),
+                storyId: storyId(context),
+                passed: event.gate.passed,
+                commands: event.gate.results.length,
+                summary: event.gate.summary,
+              })),
+            ],
+          },
+        },
+      },
+      concluding: {
+        on: {
+          CONCLUDED: {
+            target: "nextStory",
+            actions: [
+              emit(({ context, event }) => ({
+                type: "story.finished" as const,
+                ...base(context),
+                storyId: storyId(context),
+                status: event.status,
+                summary: event.summary,
+              })),
+              assign(({ context, event }) => ({
+                storyStatus: event.status,
+                storySummary: event.summary,
+                counts: { ...context.counts, [event.status]: context.counts[event.status] + 1 },
+                stop: context.stop || (services.failFast && event.status !== "passed"),
+                story: context.story + 1,
+                steps: [],
+                gate: undefined,
+              })),
+            ],
+          },
         },
       },
       finished: {

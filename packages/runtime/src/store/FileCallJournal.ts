@@ -17,8 +17,12 @@ export class FileCallJournal implements CallJournal {
   readonly #entries = new Map<string, JournalEntry>();
   #fd: number | undefined;
 
-  constructor(file: string) {
+  readonly #beforeWrite: () => void;
+
+  /** `beforeWrite` runs before each line is written (the run store flushes its events there). */
+  constructor(file: string, beforeWrite: () => void = () => {}) {
     this.#file = file;
+    this.#beforeWrite = beforeWrite;
     for (const raw of readNdjson(file)) this.#apply(raw as Line);
   }
 
@@ -45,6 +49,7 @@ export class FileCallJournal implements CallJournal {
   }
 
   #append(line: Line): void {
+    this.#beforeWrite();
     this.#fd ??= openSync(this.#file, "a");
     writeSync(this.#fd, `${JSON.stringify(line)}\n`);
     this.#apply(line);

@@ -131,6 +131,8 @@ class FileRunHandle implements RunHandle {
   #evidence: number | undefined;
   #snapshots: number | undefined;
   #snapshotBytes = 0;
+  #pendingEvents = "";
+  readonly #snapshotFile: string;
 
   private constructor(dir: string, location: string, record: RunRecord) {
     this.#dir = dir;
@@ -138,9 +140,10 @@ class FileRunHandle implements RunHandle {
     this.#record = record;
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
-    this.journal = new FileCallJournal(join(dir, "journal.ndjson"));
+    this.journal = new FileCallJournal(join(dir, "journal.ndjson"), () => this.flushEvents());
     this.#events = openSync(join(dir, "events.ndjson"), "a");
     const snapshots = join(dir, "snapshot.ndjson");
+    this.#snapshotFile = snapshots;
     this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
   }
 
@@ -175,15 +178,27 @@ class FileRunHandle implements RunHandle {
   }
 
   appendEvent(event: RunEvent): void {
-    writeSync(this.#events, `${JSON.stringify(event)}\n`);
+    this.#pendingEvents += `${JSON.stringify(event)}\n`;
+  }
+
+  /**
+   * Events are written in batches, before anything that depends on them is (a snapshot, a journal
+   * line) and when the run closes, so the events file is never behind the snapshot or the journal.
+   */
+  flushEvents(): void {
+    if (!this.#pendingEvents) return;
+    writeSync(this.#events, this.#pendingEvents);
+    this.#pendingEvents = "";
   }
 
   async events(): Promise<RunEvent[]> {
+    this.flushEvents();
     return readNdjson(join(this.#dir, "events.ndjson")) as RunEvent[];
   }
 
   saveSnapshot(snapshot: unknown): void {
-    const file = join(this.#dir, "snapshot.ndjson");
+    this.flushEvents();
+    const file = this.#snapshotFile;
     const line = `${JSON.stringify(snapshot)}\n`;
     if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
       if (this.#snapshots !== undefined) closeSync(this.#snapshots);
@@ -198,7 +213,7 @@ class FileRunHandle implements RunHandle {
   }
 
   loadSnapshot(): unknown {
-    return readNdjson(join(this.#dir, "snapshot.ndjson")).at(-1);
+    return readNdjson(this.#snapshotFile).at(-1);
   }
 
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
@@ -213,6 +228,7 @@ class FileRunHandle implements RunHandle {
   }
 
   async close(): Promise<void> {
+    this.flushEvents();
     await this.journal.close();
     closeSync(this.#events);
     for (const fd of [this.#log, this.#evidence, this.#snapshots]) if (fd !== undefined) closeSync(fd);

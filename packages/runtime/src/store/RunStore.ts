@@ -12,7 +12,10 @@ export interface RunHandle {
   record(): RunRecord;
   /** Merges into the run record and persists it. */
   updateRecord(patch: Partial<RunRecord>): void;
-  /** Appends an event; events of one run keep their order. */
+  /**
+   * Appends an event; events of one run keep their order. Implementations may buffer, but must write
+   * pending events before a snapshot or a journal line, so the events are never behind either.
+   */
   appendEvent(event: RunEvent): void;
   /** Every event recorded so far, in order. */
   events(): Promise<RunEvent[]>;
