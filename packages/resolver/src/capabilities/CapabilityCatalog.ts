@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Problem } from "@meshflow/core";
 import { z } from "zod";
-import { dataProblem, parseDataText, readText, throwProblems } from "../internal/dataFile.js";
+import { dataProblem, issueMessage, parseDataText, readText, throwProblems } from "../internal/dataFile.js";
 import { normalizeToolName } from "../internal/toolNames.js";
 
 const CAPABILITY_ID = /^[a-z][a-z0-9_]*$/;
@@ -90,11 +90,11 @@ export function buildCapabilityCatalog(
   content: z.input<typeof CapabilityCatalogFileSchema>,
   file = "(in memory)",
 ): CapabilityCatalog {
-  const parsed = CapabilityCatalogFileSchema.safeParse(content);
+  const parsed = CapabilityCatalogFileSchema.safeParse(content, { reportInput: true });
   if (!parsed.success)
     throwProblems(
       "capabilities_invalid",
-      parsed.error.issues.map((issue) => dataProblem(file, issue.path, issue.message)),
+      parsed.error.issues.map((issue) => dataProblem(file, issue.path, issueMessage(issue))),
     );
   const problems: Problem[] = [];
   const capabilities = new Map<string, Capability>();

@@ -8,6 +8,19 @@ export function dataProblem(file: string, path: readonly PropertyKey[], message:
   return { file, path: formatJsonPath(path), message, severity: "error" };
 }
 
+/** A zod issue in plain words; a bad record key says what a key must look like. */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_key" && issue.issues.length)
+    return `invalid key: ${issue.issues.map((inner) => inner.message).join("; ")}`;
+  if (issue.code === "invalid_type") {
+    // `input` is present because every parse here passes `reportInput: true`
+    if (issue.input === undefined) return `required ${issue.expected} is missing`;
+    const found = issue.input === null ? "null" : Array.isArray(issue.input) ? "an array" : typeof issue.input;
+    return `expected ${issue.expected}, found ${found}`;
+  }
+  return issue.message;
+}
+
 /** Throws `code` with every problem, one `<file>: <path>: <message>` per line. */
 export function throwProblems(code: ErrorCode, problems: readonly Problem[]): never {
   throw new MeshflowError(code, problems.map(formatProblem).join("\n"), { details: { problems } });
@@ -33,11 +46,11 @@ export function parseDataText<S extends z.ZodType>(text: string, file: string, s
   } catch (cause) {
     throw new MeshflowError(code, `${file}: $: not valid YAML or JSON: ${String(cause)}`, { cause });
   }
-  const parsed = schema.safeParse(data);
+  const parsed = schema.safeParse(data, { reportInput: true });
   if (!parsed.success)
     throwProblems(
       code,
-      parsed.error.issues.map((issue) => dataProblem(file, issue.path, issue.message)),
+      parsed.error.issues.map((issue) => dataProblem(file, issue.path, issueMessage(issue))),
     );
   return parsed.data;
 }

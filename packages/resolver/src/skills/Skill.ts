@@ -4,7 +4,7 @@ import { MeshflowError, type Problem, suggest } from "@meshflow/core";
 import matter from "gray-matter";
 import { z } from "zod";
 import type { CapabilityCatalog } from "../capabilities/CapabilityCatalog.js";
-import { dataProblem, readText, throwProblems } from "../internal/dataFile.js";
+import { dataProblem, issueMessage, readText, throwProblems } from "../internal/dataFile.js";
 
 const KEBAB = /^[a-z][a-z0-9-]*$/;
 
@@ -42,11 +42,11 @@ export function parseSkill(text: string, file: string, catalog?: CapabilityCatal
   } catch (cause) {
     throw new MeshflowError("skill_invalid", `${file}: $: frontmatter is not valid YAML: ${String(cause)}`, { cause });
   }
-  const result = SkillFrontmatterSchema.safeParse(parsed.data);
+  const result = SkillFrontmatterSchema.safeParse(parsed.data, { reportInput: true });
   if (!result.success)
     throwProblems(
       "skill_invalid",
-      result.error.issues.map((issue) => dataProblem(file, issue.path, issue.message)),
+      result.error.issues.map((issue) => dataProblem(file, issue.path, issueMessage(issue))),
     );
   const { name, description, permissions, specialists, ...metadata } = result.data;
   if (catalog) {
