@@ -36,7 +36,7 @@ beforeAll(async () => {
 const names = (tools: readonly { qualifiedName: string }[]) => tools.map((t) => t.qualifiedName);
 
 describe("skills over the real tools of server-filesystem and server-memory", () => {
-  it("testing grants the filesystem's read tools (the servers have no test runner or shell)", () => {
+  it("testing grants the filesystem's read tools (no test runner or shell there) and everything's diagnostics", () => {
     const granted = resolveSkillTools(findSkill(skills, "testing"), [...filesystem, ...memory], index);
     expect(granted.every((g) => g.permission === "filesystem_read")).toBe(true);
     expect(names(granted)).toEqual([
@@ -49,6 +49,14 @@ describe("skills over the real tools of server-filesystem and server-memory", ()
       "filesystem__directory_tree",
       "filesystem__search_files",
       "filesystem__get_file_info",
+    ]);
+    expect(resolveSkillTools(findSkill(skills, "testing"), everything, index).map((g) => g.tool.name)).toEqual([
+      "echo",
+      "get-annotated-message",
+      "toggle-simulated-logging",
+      "toggle-subscriber-updates",
+      "trigger-long-running-operation",
+      "simulate-research-query",
     ]);
   });
 
@@ -151,12 +159,21 @@ describe("resolution over real tools", () => {
         { specialist: { name: "quality-agent", skills: ["testing"] }, servers: ["everything", "filesystem"] },
       ],
     });
-    // everything's tools reach no specialist: the testing skill grants none of them
-    expect(report.unreachable.every((u) => u.server === "everything")).toBe(true);
-    expect(report.reachable).toBe(filesystem.length + memory.length);
-    const quality = report.specialists.find((s) => s.name === "quality-agent");
-    expect(quality?.unresolved.map((u) => u.name)).toEqual(
-      expect.arrayContaining(["quality_smoke_check", "quality_check_sum"]),
+    // the testing skill grants everything's diagnostics tools only; the rest of that server is unreachable
+    expect(names(report.unreachable)).toEqual([
+      "everything__get-env",
+      "everything__get-resource-links",
+      "everything__get-resource-reference",
+      "everything__get-structured-content",
+      "everything__get-sum",
+      "everything__get-tiny-image",
+      "everything__gzip-file-as-resource",
+    ]);
+    expect(report.unreachable[0]?.reason).toBe(
+      "in no repertoire of quality-agent (left out by their skills or enrichers)",
     );
+    const quality = report.specialists.find((s) => s.name === "quality-agent");
+    expect(quality).toMatchObject({ unresolved: [], universe: 27 });
+    expect(report.deadAliases).toEqual([]);
   });
 });

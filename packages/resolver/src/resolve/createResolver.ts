@@ -18,6 +18,8 @@ export interface Resolution {
   server: string;
   tool: string;
   tier: ResolutionTier;
+  /** What decided it beyond the tier: the alias file, the stripped prefix, the capability. */
+  via?: string;
   warnings: string[];
   /** The resolved tool's descriptor (schema, annotations). */
   descriptor: ToolDescriptor;
@@ -132,9 +134,15 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
     return warning.message;
   }
 
-  function found(input: string, tool: ToolDescriptor, tier: ResolutionTier, warnings: string[]): Resolution {
+  function found(
+    input: string,
+    tool: ToolDescriptor,
+    tier: ResolutionTier,
+    warnings: string[],
+    via?: string,
+  ): Resolution {
     counts.byTier[tier]++;
-    return {
+    const resolution: Resolution = {
       input,
       qualifiedName: tool.qualifiedName,
       server: tool.server,
@@ -143,6 +151,8 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
       warnings,
       descriptor: tool,
     };
+    if (via !== undefined) resolution.via = via;
+    return resolution;
   }
 
   function single(input: string, lookup: Lookup, tier: ResolutionTier, how: string): ToolDescriptor | undefined {
@@ -187,10 +197,10 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
           `add an alias entry "${name}: ${bare}"${specialist ? ` to the ${specialist} alias map` : ""}`,
       }),
     );
-    return hit.tool;
+    return hit;
   }
 
-  function byCapability(name: string, index: RepertoireIndex, pack: Pack): ToolDescriptor | undefined {
+  function byCapability(name: string, index: RepertoireIndex, pack: Pack) {
     if (!capabilities) return undefined;
     let ids = capabilities.capabilitiesOfName(name);
     if (!ids.length)
@@ -209,7 +219,8 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
       counts.ambiguous++;
       throw ambiguous(name, "capability", tools, `${tools.length} tools have the capability ${ids.join(" + ")}`);
     }
-    return tools[0];
+    const tool = tools[0];
+    return tool && { tool, capabilities: ids };
   }
 
   function notFound(
@@ -252,7 +263,7 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
           "alias",
           `alias target "${alias.to}" is on several servers`,
         );
-        if (target) return found(name, target, "alias", warnings);
+        if (target) return found(name, target, "alias", warnings, `${alias.from} → ${alias.to} in ${alias.file}`);
         warnings.push(
           warn({
             kind: "alias_target_missing",
@@ -263,9 +274,10 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
         );
       }
       const stripped = byPrefix(name, index, pack, specialist, warnings);
-      if (stripped) return found(name, stripped, "prefix", warnings);
+      if (stripped) return found(name, stripped.tool, "prefix", warnings, `prefix "${stripped.prefix}"`);
       const capable = byCapability(name, index, pack);
-      if (capable) return found(name, capable, "capability", warnings);
+      if (capable)
+        return found(name, capable.tool, "capability", warnings, `capability ${capable.capabilities.join(" + ")}`);
       throw notFound(name, index, pack, specialist, warnings);
     },
     stats: () => structuredClone(counts),

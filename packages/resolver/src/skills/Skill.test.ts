@@ -21,7 +21,7 @@ describe("loadSkills", () => {
     const skills = loadSkills("skills", { catalog });
     expect(skills.map((s) => s.name)).toEqual(["code-review", "knowledge", "refactoring", "security-audit", "testing"]);
     const testing = findSkill(skills, "testing");
-    expect(testing.permissions).toEqual(["filesystem_read", "test_run", "code_execute"]);
+    expect(testing.permissions).toEqual(["filesystem_read", "test_run", "code_execute", "diagnostics"]);
     expect(testing.specialists).toEqual(["quality-agent"]);
     expect(testing.body).toMatch(/^# Testing/);
     expect(skillsForSpecialist(skills, "refactor-agent").map((s) => s.name)).toEqual(["code-review", "refactoring"]);
