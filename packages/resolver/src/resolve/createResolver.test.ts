@@ -75,7 +75,12 @@ describe("createResolver", () => {
   it("tier alias: the specialist's pack first (semantic mappings), then shared entries", () => {
     const resolver = createResolver({ aliases });
     const semantic = resolver.resolve("quant_risk_var_calculation", repertoire, { specialist: "quant-risk-analyst" });
-    expect(semantic).toMatchObject({ qualifiedName: "fin__tail_risk_analysis", tier: "alias", warnings: [] });
+    expect(semantic).toMatchObject({
+      qualifiedName: "fin__tail_risk_analysis",
+      tier: "alias",
+      via: "quant_risk_var_calculation → tail_risk_analysis in quant.yaml",
+      warnings: [],
+    });
     expect(resolver.resolve("fs_write", repertoire, { specialist: "quant-risk-analyst" }).tier).toBe("alias");
     expect(resolver.resolve("pinned_read", repertoire).qualifiedName).toBe("fs__read_file");
     // another specialist does not see the quant pack
@@ -147,6 +152,32 @@ describe("createResolver", () => {
     expect(error.message).toContain('did you mean "fin__tail_risk_analysis"');
     const typo = failure(() => createResolver().resolve("dfc_model", repertoire));
     expect((typo.details.candidates as string[])[0]).toBe("fin__dcf_model");
+  });
+
+  it("suggestions: false skips ranking candidates", () => {
+    const error = failure(() => createResolver().resolve("dfc_model", repertoire, { suggestions: false }));
+    expect(error.code).toBe("tool_not_found");
+    expect(error.details.candidates).toEqual([]);
+    expect(error.message).not.toContain("did you mean");
+  });
+
+  it("tryResolve returns the resolution or the failure instead of throwing", () => {
+    const resolver = createResolver({ aliases });
+    expect(resolver.tryResolve("fs_write", repertoire)).toMatchObject({
+      qualifiedName: "fs__write_file",
+      tier: "alias",
+    });
+    expect(resolver.tryResolve("nope", repertoire)).toEqual({
+      code: "tool_not_found",
+      input: "nope",
+      message: 'tool "nope" not found',
+      candidates: [],
+    });
+    expect(resolver.tryResolve("read_file", repertoire)).toMatchObject({
+      code: "tool_ambiguous",
+      candidates: ["fs__read_file", "other__read_file"],
+    });
+    expect(resolver.stats()).toMatchObject({ notFound: 1, ambiguous: 1 });
   });
 
   it("an empty repertoire gives tool_not_found without candidates", () => {

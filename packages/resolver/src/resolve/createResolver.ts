@@ -1,4 +1,4 @@
-import { MeshflowError, type ToolDescriptor } from "@meshflow/core";
+import { isMeshflowError, MeshflowError, type ToolDescriptor } from "@meshflow/core";
 import { type AliasEntry, type AliasMap, EMPTY_ALIAS_MAP } from "../aliases/AliasMap.js";
 import type { CapabilityIndex } from "../capabilities/CapabilityIndex.js";
 import { type Lookup, type RepertoireIndex, repertoireIndex } from "./RepertoireIndex.js";
@@ -52,6 +52,11 @@ export interface ResolverStats {
 export interface ResolveOptions {
   /** The specialist asking: its alias pack and prefixes apply before the shared ones. */
   specialist?: string | undefined;
+  /**
+   * Rank "did you mean" candidates when nothing resolves (default true). Bulk callers that only need to
+   * know whether a name resolves (coverage) turn it off: ranking is the one costly step.
+   */
+  suggestions?: boolean;
 }
 
 /** Decides which real tool of a repertoire a name means. */
@@ -62,9 +67,30 @@ export interface Resolver {
    * (details.candidates: the tied tools). Repertoire arrays are indexed once and must not be mutated.
    */
   resolve(name: string, repertoire: readonly ToolDescriptor[], options?: ResolveOptions): Resolution;
+  /**
+   * Like {@link Resolver.resolve} without throwing and without ranking candidates: the resolution, or the
+   * failure's code and message. For bulk checks (coverage) where misses are expected.
+   */
+  tryResolve(
+    name: string,
+    repertoire: readonly ToolDescriptor[],
+    options?: ResolveOptions,
+  ): Resolution | ResolveFailure;
   /** Counters since creation. */
   stats(): ResolverStats;
 }
+
+/** Why {@link Resolver.tryResolve} found no tool. */
+export interface ResolveFailure {
+  code: "tool_not_found" | "tool_ambiguous";
+  input: string;
+  message: string;
+  /** The tied tools of an ambiguity (no ranking is done for misses). */
+  candidates: string[];
+}
+
+/** Marks "nothing matched at any tier" inside the resolver, so misses need no exception. */
+const MISS = Symbol("miss");
 
 /** Options of {@link createResolver}. */
 export interface ResolverOptions {
@@ -229,10 +255,11 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
     pack: Pack,
     specialist: string | undefined,
     warnings: string[],
+    suggestions: boolean,
   ) {
     counts.notFound++;
     const stripped = pack.prefixes.filter((p) => name.startsWith(p)).map((p) => name.slice(p.length));
-    const candidates = rankCandidates(name, index.tools, 5, stripped).map((t) => t.qualifiedName);
+    const candidates = suggestions ? rankCandidates(name, index.tools, 5, stripped).map((t) => t.qualifiedName) : [];
     const servers = index.servers();
     const where = index.tools.length
       ? `among the ${index.tools.length} tools of ${servers.join(", ")}`
@@ -246,39 +273,61 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
     );
   }
 
+  function attempt(
+    name: string,
+    repertoire: readonly ToolDescriptor[],
+    resolveOptions: ResolveOptions | undefined,
+  ): Resolution | { miss: typeof MISS; index: RepertoireIndex; pack: Pack; warnings: string[] } {
+    const index = repertoireIndex(repertoire);
+    const specialist = resolveOptions?.specialist;
+    const exact = single(name, index.lookup(name), "exact", "the bare name is on several servers");
+    if (exact) return found(name, exact, "exact", []);
+
+    const pack = (specialist !== undefined && packs.get(specialist)) || shared;
+    const warnings: string[] = [];
+    const alias = pack.aliases.get(name);
+    if (alias) {
+      const target = single(name, index.lookup(alias.to), "alias", `alias target "${alias.to}" is on several servers`);
+      if (target) return found(name, target, "alias", warnings, `${alias.from} → ${alias.to} in ${alias.file}`);
+      warnings.push(
+        warn({
+          kind: "alias_target_missing",
+          input: name,
+          specialist,
+          message: `alias "${name}" → "${alias.to}" (${alias.file}) names a tool that is not in this repertoire`,
+        }),
+      );
+    }
+    const stripped = byPrefix(name, index, pack, specialist, warnings);
+    if (stripped) return found(name, stripped.tool, "prefix", warnings, `prefix "${stripped.prefix}"`);
+    const capable = byCapability(name, index, pack);
+    if (capable)
+      return found(name, capable.tool, "capability", warnings, `capability ${capable.capabilities.join(" + ")}`);
+    return { miss: MISS, index, pack, warnings };
+  }
+
   return {
     resolve(name, repertoire, resolveOptions) {
-      const index = repertoireIndex(repertoire);
-      const specialist = resolveOptions?.specialist;
-      const exact = single(name, index.lookup(name), "exact", "the bare name is on several servers");
-      if (exact) return found(name, exact, "exact", []);
-
-      const pack = (specialist !== undefined && packs.get(specialist)) || shared;
-      const warnings: string[] = [];
-      const alias = pack.aliases.get(name);
-      if (alias) {
-        const target = single(
-          name,
-          index.lookup(alias.to),
-          "alias",
-          `alias target "${alias.to}" is on several servers`,
-        );
-        if (target) return found(name, target, "alias", warnings, `${alias.from} → ${alias.to} in ${alias.file}`);
-        warnings.push(
-          warn({
-            kind: "alias_target_missing",
-            input: name,
-            specialist,
-            message: `alias "${name}" → "${alias.to}" (${alias.file}) names a tool that is not in this repertoire`,
-          }),
-        );
+      const result = attempt(name, repertoire, resolveOptions);
+      if (!("miss" in result)) return result;
+      const { index, pack, warnings } = result;
+      throw notFound(name, index, pack, resolveOptions?.specialist, warnings, resolveOptions?.suggestions !== false);
+    },
+    tryResolve(name, repertoire, resolveOptions) {
+      try {
+        const result = attempt(name, repertoire, resolveOptions);
+        if (!("miss" in result)) return result;
+        counts.notFound++;
+        return { code: "tool_not_found", input: name, message: `tool "${name}" not found`, candidates: [] };
+      } catch (error) {
+        if (!isMeshflowError(error) || error.code !== "tool_ambiguous") throw error;
+        return {
+          code: "tool_ambiguous",
+          input: name,
+          message: error.message,
+          candidates: error.details.candidates as string[],
+        };
       }
-      const stripped = byPrefix(name, index, pack, specialist, warnings);
-      if (stripped) return found(name, stripped.tool, "prefix", warnings, `prefix "${stripped.prefix}"`);
-      const capable = byCapability(name, index, pack);
-      if (capable)
-        return found(name, capable.tool, "capability", warnings, `capability ${capable.capabilities.join(" + ")}`);
-      throw notFound(name, index, pack, specialist, warnings);
     },
     stats: () => structuredClone(counts),
   };
