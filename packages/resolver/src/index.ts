@@ -51,7 +51,7 @@ export {
   type SpecialistCoverage,
   type UnreachableTool,
   type UnresolvedName,
-} from "./coverage/computeCoverage.js";
+} from "./reachability/computeCoverage.js";
 export { computeRepertoire, computeRepertoireMap, type RepertoireContext } from "./enrichers/computeRepertoire.js";
 export { type DenyList, denyListEnricher } from "./enrichers/denyListEnricher.js";
 export { readOnlyEnricher } from "./enrichers/readOnlyEnricher.js";
