@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { formatJsonPath, formatProblem, MeshflowError, type Problem } from "@meshflow/core";
+import { didYouMean, formatJsonPath, formatProblem, MeshflowError, type Problem } from "@meshflow/core";
 import { parse as parseYaml } from "yaml";
 import { type WorkspaceConfig, WorkspaceConfigSchema, type WorkspaceServerOptions } from "./WorkspaceConfig.js";
 
@@ -23,10 +23,14 @@ export function loadWorkspaceConfig(file: string): WorkspaceConfig {
   }
   const parsed = WorkspaceConfigSchema.safeParse(data ?? {});
   if (!parsed.success) {
+    const known = Object.keys(WorkspaceConfigSchema.shape);
     const problems: Problem[] = parsed.error.issues.map((issue) => ({
       file,
       path: formatJsonPath(issue.path),
-      message: issue.message,
+      message:
+        issue.code === "unrecognized_keys"
+          ? `${issue.message}${issue.keys.map((k) => didYouMean(k, known)).join("")}; known keys: ${known.join(", ")}`
+          : issue.message,
       severity: "error",
     }));
     throw new MeshflowError("usage", problems.map(formatProblem).join("\n"), { details: { problems } });
