@@ -2,7 +2,12 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createWorkspaceServer, type WorkspaceServerOptions } from "@meshflow/workspace-server";
+import {
+  createWorkspaceServer,
+  type WorkspaceErrorContent,
+  type WorkspaceServerOptions,
+  type WorkspaceToolResults,
+} from "@meshflow/workspace-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 
@@ -76,27 +81,35 @@ export function writeScript(ws: FixtureWorkspace, rel: string, body: string): vo
   chmodSync(join(ws.root, rel), 0o755);
 }
 
-/** A tool result as the tests read it. */
-export interface ToolOutcome {
+/** A workspace tool's name. */
+export type ToolName = keyof WorkspaceToolResults;
+
+/**
+ * A tool result as the tests read it: `data` typed as the tool's success result merged with the error fields,
+ * since a test asserts on either (and a failed command carries both).
+ */
+export interface ToolOutcome<N extends ToolName = ToolName> {
   isError: boolean;
   text: string;
-  // Structured content is a JSON object whose shape each test asserts on.
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary structured fields
-  data: any;
+  data: WorkspaceToolResults[N] & Partial<WorkspaceErrorContent>;
 }
 
 /** A client connected to a workspace server over an in-memory transport pair. */
 export interface WorkspaceClient {
   client: Client;
-  call(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<ToolOutcome>;
+  call<N extends ToolName>(
+    name: N,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<ToolOutcome<N>>;
   close(): Promise<void>;
 }
 
-/** Reads a tool result into {@link ToolOutcome}. */
-export function toOutcome(result: unknown): ToolOutcome {
+/** Reads a tool result into {@link ToolOutcome}; the cast is the tool's documented result contract. */
+export function toOutcome<N extends ToolName>(result: unknown): ToolOutcome<N> {
   const r = result as { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: unknown };
   const text = (r.content ?? []).map((c) => c.text ?? "").join("\n");
-  return { isError: r.isError === true, text, data: r.structuredContent };
+  return { isError: r.isError === true, text, data: (r.structuredContent ?? {}) as ToolOutcome<N>["data"] };
 }
 
 /** Creates the server with `options` and connects an MCP SDK client to it in memory. */

@@ -35,7 +35,7 @@ describe("list_files", () => {
     );
     for (const hidden of ["debug.log", "build/out.js", "src/nested/drop.tmp"]) expect(listed).not.toContain(hidden);
     expect(listed.some((p) => p.startsWith(".git/") || p.startsWith("node_modules/"))).toBe(false);
-    expect(r.data.files.find((f: { path: string }) => f.path === "README.md").bytes).toBe(34);
+    expect(r.data.files.find((f) => f.path === "README.md")?.bytes).toBe(34);
     expect(r.data.skipped.alwaysSkippedFolders).toBe(2);
     expect(r.data.skipped.gitignored).toBe(3);
   });
@@ -99,7 +99,7 @@ describe("file_stats", () => {
     ws.write("edge/no-newline.txt", "one\ntwo");
     ws.write("edge/empty.txt", "");
     const r = await c.call("file_stats", { path: "edge" });
-    expect(r.data.files.map((f: { path: string; lines: number }) => [f.path, f.lines])).toEqual([
+    expect(r.data.files.map((f) => [f.path, f.lines])).toEqual([
       ["edge/empty.txt", 0],
       ["edge/no-newline.txt", 2],
     ]);
@@ -201,9 +201,7 @@ describe("search_text", () => {
     const exact = await c.call("search_text", { regex: "token" });
     expect(exact.data.matches).toEqual([]);
     const loose = await c.call("search_text", { regex: "token", caseSensitive: false, pattern: "*.ts" });
-    expect(loose.data.matches.map((m: { path: string; line: number }) => `${m.path}:${m.line}`)).toEqual([
-      "src/keys.ts:2",
-    ]);
+    expect(loose.data.matches.map((m) => `${m.path}:${m.line}`)).toEqual(["src/keys.ts:2"]);
   });
 
   it("stops at maxResults with truncated: true", async () => {

@@ -22,7 +22,8 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-const byPath = (entries: { path: string }[]) => Object.fromEntries(entries.map((e) => [e.path, e]));
+const byPath = <T extends { path: string }>(entries: T[]): Record<string, T> =>
+  Object.fromEntries(entries.map((e) => [e.path, e]));
 
 describe("git_status", () => {
   it("lists branch, commit and every changed path relative to the root", async () => {
@@ -65,7 +66,7 @@ describe("git_status", () => {
       const r = await sub.call("git_status");
       expect(r.isError).toBe(false);
       expect(r.data.rootInRepository).toBe("src/");
-      expect(r.data.entries.map((e: { path: string }) => e.path).sort()).toEqual(["app.ts", "util.ts"]);
+      expect(r.data.entries.map((e) => e.path).sort()).toEqual(["app.ts", "util.ts"]);
     } finally {
       await sub.close();
     }
@@ -75,7 +76,7 @@ describe("git_status", () => {
     const plain = mkdtempSync(join(tmpdir(), "meshflow-nogit-"));
     const client = await connectWorkspace({ root: plain });
     try {
-      for (const tool of ["git_status", "git_diff"]) {
+      for (const tool of ["git_status", "git_diff"] as const) {
         const r = await client.call(tool);
         expect(r.isError).toBe(true);
         expect(r.data.code).toBe("not_a_git_repo");
@@ -126,13 +127,13 @@ describe("git_diff", () => {
 
   it("shows staged changes with staged: true", async () => {
     const r = await c.call("git_diff", { staged: true });
-    expect(r.data.files.map((f: { path: string }) => f.path)).toEqual(["src/util.ts"]);
+    expect(r.data.files.map((f) => f.path)).toEqual(["src/util.ts"]);
     expect(r.data.patch).toContain("+  return x; // staged");
   });
 
   it("compares against a revision with base, limited to paths", async () => {
     const r = await c.call("git_diff", { base: "HEAD", paths: ["src/util.ts"] });
-    expect(r.data.files.map((f: { path: string }) => f.path)).toEqual(["src/util.ts"]);
+    expect(r.data.files.map((f) => f.path)).toEqual(["src/util.ts"]);
     expect(r.data.base).toBe("HEAD");
     const none = await c.call("git_diff", { paths: ["README.md"] });
     expect(none.data.files).toEqual([]);

@@ -5,6 +5,7 @@ import {
   connectWorkspace,
   type FixtureWorkspace,
   makeWorkspace,
+  type ToolName,
   type WorkspaceClient,
 } from "../helpers/workspaceFixture.js";
 
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 // Every tool that takes a path, with the argument that carries it.
-const PATH_TOOLS: [string, (p: string) => Record<string, unknown>][] = [
+const PATH_TOOLS: [ToolName, (p: string) => Record<string, unknown>][] = [
   ["read_file", (p) => ({ path: p })],
   ["list_files", (p) => ({ path: p })],
   ["file_stats", (p) => ({ path: p })],
@@ -98,7 +99,7 @@ describe("createWorkspaceServer path confinement", () => {
 
   it("walks never follow a symlink out of the root and count what they skipped", async () => {
     const listed = await c.call("list_files", {});
-    const paths = listed.data.files.map((f: { path: string }) => f.path);
+    const paths = listed.data.files.map((f) => f.path);
     expect(paths).not.toContain("escape-file");
     expect(paths.some((p: string) => p.startsWith("escape-dir"))).toBe(false);
     expect(paths).toContain("link-to-readme");

@@ -9,6 +9,7 @@ import {
   type FixtureWorkspace,
   isAlive,
   makeWorkspace,
+  type ToolName,
   type ToolOutcome,
   toOutcome,
 } from "../helpers/workspaceFixture.js";
@@ -28,7 +29,7 @@ afterAll(() => {
 /** `flow workspace-server …` as a real child process, with an MCP SDK client on its stdio. */
 async function serve(args: string[]): Promise<{
   client: Client;
-  call: (name: string, a?: object) => Promise<ToolOutcome>;
+  call: <N extends ToolName>(name: N, a?: object) => Promise<ToolOutcome<N>>;
   stderr: () => string;
   close: () => Promise<void>;
 }> {
@@ -45,7 +46,8 @@ async function serve(args: string[]): Promise<{
   await client.connect(transport);
   return {
     client,
-    call: async (name, a = {}) => toOutcome(await client.callTool({ name, arguments: a as Record<string, unknown> })),
+    call: async <N extends ToolName>(name: N, a: object = {}) =>
+      toOutcome<N>(await client.callTool({ name, arguments: a as Record<string, unknown> })),
     stderr: () => stderr,
     close: () => client.close(),
   };

@@ -7,6 +7,23 @@ export {
   WorkspaceConfigSchema,
   type WorkspaceServerOptions,
 } from "./WorkspaceConfig.js";
+export type {
+  FileStat,
+  FileStatsResult,
+  GitDiffFile,
+  GitDiffResult,
+  GitStatusEntry,
+  GitStatusResult,
+  ListFilesResult,
+  OutputTail,
+  ReadFileResult,
+  RunCommandResult,
+  SearchMatch,
+  SearchTextResult,
+  WalkSkipped,
+  WorkspaceErrorContent,
+  WorkspaceToolResults,
+} from "./WorkspaceResults.js";
 export {
   WORKSPACE_ERROR_CODES,
   type WorkspaceErrorCode,

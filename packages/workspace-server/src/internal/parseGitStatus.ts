@@ -1,16 +1,5 @@
 import path from "node:path";
-
-/** One changed path of `git status`, relative to the workspace root. */
-export interface StatusEntry {
-  path: string;
-  /** Where it was renamed or copied from. */
-  origPath?: string;
-  status: "modified" | "added" | "deleted" | "renamed" | "copied" | "type_changed" | "unmerged" | "untracked";
-  /** Index (staged) state letter, `.` when unchanged, `?` when untracked. */
-  index: string;
-  /** Work tree (unstaged) state letter, `.` when unchanged, `?` when untracked. */
-  worktree: string;
-}
+import type { GitStatusEntry } from "../WorkspaceResults.js";
 
 /** Parsed `git status --porcelain=v2 --branch -z`. */
 export interface GitStatus {
@@ -19,10 +8,10 @@ export interface GitStatus {
   upstream: string | null;
   ahead: number | null;
   behind: number | null;
-  entries: StatusEntry[];
+  entries: GitStatusEntry[];
 }
 
-function summarise(xy: string): StatusEntry["status"] {
+function summarise(xy: string): GitStatusEntry["status"] {
   for (const [letter, status] of [
     ["R", "renamed"],
     ["C", "copied"],

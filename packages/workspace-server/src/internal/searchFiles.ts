@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import type { SearchMatch } from "../WorkspaceResults.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
 import type { WalkedFile } from "./walkFiles.js";
 
@@ -6,16 +7,6 @@ import type { WalkedFile } from "./walkFiles.js";
 export const SEARCH_FILE_BYTES = 4 * 1024 * 1024;
 /** Longest line text returned per match; longer lines are windowed around the match. */
 const LINE_CHARS = 400;
-
-/** One match: where it is and the line it is on. */
-export interface SearchMatch {
-  path: string;
-  line: number;
-  /** 1-based, in UTF-16 code units of the line. */
-  column: number;
-  text: string;
-  match: string;
-}
 
 /** What a search found and what it could not look at. */
 export interface SearchOutcome {

@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
+import type { WalkSkipped } from "../WorkspaceResults.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
 import type { ResolvedPath, WorkspaceRoot } from "./WorkspaceRoot.js";
 
@@ -29,27 +30,13 @@ export interface WalkedFile {
   size: number;
 }
 
-/** What was left out and why: nothing is skipped without being counted. */
-export interface WalkSkips {
-  /** Paths ignored by a `.gitignore` rule. */
-  gitignored: number;
-  /** `.git` and `node_modules` folders. */
-  alwaysSkippedFolders: number;
-  /** Symlinks whose target is outside the root (never followed). */
-  symlinksOutsideRoot: number;
-  /** Symlinks to folders inside the root (not followed: their files are listed at their real place). */
-  symlinkedFolders: number;
-  /** Entries that could not be read: broken symlinks, permission errors, sockets and other non-files. */
-  unreadable: number;
-}
-
 /** The files under a path, sorted by path. */
 export interface WalkResult {
   files: WalkedFile[];
   /** Files looked at (before the pattern). */
   examined: number;
   truncated: boolean;
-  skipped: WalkSkips;
+  skipped: WalkSkipped;
 }
 
 interface IgnoreLevel {
@@ -99,7 +86,7 @@ const join = (dir: string, name: string): string => (dir === "." || dir === "" ?
  */
 export async function walkFiles(root: WorkspaceRoot, start: ResolvedPath, options: WalkOptions): Promise<WalkResult> {
   const match = options.pattern ? compileGlob(options.pattern) : () => true;
-  const skipped: WalkSkips = {
+  const skipped: WalkSkipped = {
     gitignored: 0,
     alwaysSkippedFolders: 0,
     symlinksOutsideRoot: 0,

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { FileStatsResult } from "../../WorkspaceResults.js";
 import { type FileMeasure, measureFile } from "../measureFile.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
@@ -73,7 +74,7 @@ export function registerFileStats(server: McpServer, ctx: ToolContext): void {
         const files = measured.slice(0, limit);
         const skipped = { ...walk.skipped, unreadable: walk.skipped.unreadable + unreadable };
         const truncated = walk.truncated;
-        const structured = {
+        const structured: FileStatsResult = {
           path: start.rel,
           pattern: pattern ?? null,
           sortBy,

@@ -1,20 +1,13 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { GitDiffFile, GitDiffResult } from "../../WorkspaceResults.js";
 import { WorkspaceToolError } from "../../WorkspaceToolError.js";
 import { gitOutput, repoInfo, runGit } from "../git.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
 
-/** One file of `git diff --numstat`; `additions`/`deletions` are null for binary files. */
-interface DiffFile {
-  path: string;
-  additions: number | null;
-  deletions: number | null;
-  binary: boolean;
-}
-
-function parseNumstat(text: string): DiffFile[] {
-  const files: DiffFile[] = [];
+function parseNumstat(text: string): GitDiffFile[] {
+  const files: GitDiffFile[] = [];
   const records = text.split("\0");
   for (let i = 0; i < records.length; i++) {
     const record = records[i] ?? "";
@@ -114,7 +107,7 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
         const marker = patch.truncated
           ? `\n[… diff truncated: ${patch.bytes - Buffer.byteLength(patch.text)} more bytes of ${patch.bytes}; narrow it with paths …]`
           : "";
-        const structured = {
+        const structured: GitDiffResult = {
           staged,
           base: base ?? null,
           files,

@@ -1,4 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { GitStatusResult } from "../../WorkspaceResults.js";
 import { gitOutput, repoInfo } from "../git.js";
 import { parseGitStatus } from "../parseGitStatus.js";
 import type { ToolContext } from "../ToolContext.js";
@@ -41,7 +42,7 @@ export function registerGitStatus(server: McpServer, ctx: ToolContext): void {
         const status = parseGitStatus(out.text, repo.prefix);
         const truncated = out.truncated || status.entries.length > ctx.maxFiles;
         const entries = status.entries.slice(0, ctx.maxFiles);
-        const structured = {
+        const structured: GitStatusResult = {
           ...status,
           entries,
           clean: status.entries.length === 0,

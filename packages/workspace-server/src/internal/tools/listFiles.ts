@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { ListFilesResult } from "../../WorkspaceResults.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
 import { walkFiles } from "../walkFiles.js";
@@ -43,7 +44,7 @@ export function registerListFiles(server: McpServer, ctx: ToolContext): void {
         const walk = await walkFiles(ctx.root, start, { pattern, respectGitignore, maxFiles: ctx.maxFiles });
         const files = walk.files.slice(0, maxResults).map((f) => ({ path: f.rel, bytes: f.size }));
         const truncated = walk.truncated || walk.files.length > maxResults;
-        const structured = {
+        const structured: ListFilesResult = {
           path: start.rel,
           pattern: pattern ?? null,
           files,

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { ReadFileResult } from "../../WorkspaceResults.js";
 import { WorkspaceToolError } from "../../WorkspaceToolError.js";
 import { readLines } from "../readLines.js";
 import type { ToolContext } from "../ToolContext.js";
@@ -63,7 +64,7 @@ export function registerReadFile(server: McpServer, ctx: ToolContext): void {
             { path: file.rel, startLine, totalLines: slice.totalLines },
           );
         const more = slice.endLine < Math.min(endLine ?? slice.totalLines, slice.totalLines);
-        const structured = {
+        const structured: ReadFileResult = {
           path: file.rel,
           content: slice.content,
           startLine: slice.startLine,

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { RunCommandResult } from "../../WorkspaceResults.js";
 import { WorkspaceToolError } from "../../WorkspaceToolError.js";
 import { type ProcessOutcome, runProcess, type StreamTail } from "../runProcess.js";
 import type { ToolContext } from "../ToolContext.js";
@@ -95,7 +96,7 @@ export function registerRunCommand(server: McpServer, ctx: ToolContext): void {
             errno: run.spawnError.code,
           });
         }
-        const facts = {
+        const facts: RunCommandResult = {
           command,
           args,
           cwd: dir.rel,

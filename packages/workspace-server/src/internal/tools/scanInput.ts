@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WalkSkips } from "../walkFiles.js";
+import type { WalkSkipped } from "../../WorkspaceResults.js";
 
 /** Arguments shared by the tools that walk a folder: where, which files, whether .gitignore applies. */
 export function scanInput() {
@@ -15,7 +15,7 @@ export function scanInput() {
 }
 
 /** One line saying what a walk left out, or an empty string when nothing was. */
-export function describeSkips(skipped: WalkSkips): string {
+export function describeSkips(skipped: WalkSkipped): string {
   const parts: string[] = [];
   if (skipped.alwaysSkippedFolders) parts.push(`${skipped.alwaysSkippedFolders} .git/node_modules folder(s)`);
   if (skipped.gitignored) parts.push(`${skipped.gitignored} gitignored path(s)`);

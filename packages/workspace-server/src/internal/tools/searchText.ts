@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { SearchTextResult } from "../../WorkspaceResults.js";
 import { SEARCH_FILE_BYTES, searchFiles } from "../searchFiles.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
@@ -44,7 +45,7 @@ export function registerSearchText(server: McpServer, ctx: ToolContext): void {
           timeoutMs: ctx.timeoutMs,
           signal: extra.signal,
         });
-        const structured = {
+        const structured: SearchTextResult = {
           regex,
           path: start.rel,
           pattern: pattern ?? null,
