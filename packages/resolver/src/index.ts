@@ -43,15 +43,6 @@ export type { Classifier, ClassifierVerdict } from "./capabilities/Classifier.js
 export { type ClassifyOptions, classifyTools } from "./capabilities/classifyTools.js";
 export { capabilitiesOfName, createRuleClassifier } from "./capabilities/ruleClassifier.js";
 export { toolDefinitionHash } from "./capabilities/toolDefinitionHash.js";
-export {
-  type CoverageInput,
-  type CoverageReport,
-  type CoverageSpecialist,
-  computeCoverage,
-  type SpecialistCoverage,
-  type UnreachableTool,
-  type UnresolvedName,
-} from "./reachability/computeCoverage.js";
 export { computeRepertoire, computeRepertoireMap, type RepertoireContext } from "./enrichers/computeRepertoire.js";
 export { type DenyList, denyListEnricher } from "./enrichers/denyListEnricher.js";
 export { readOnlyEnricher } from "./enrichers/readOnlyEnricher.js";
@@ -64,6 +55,15 @@ export {
   type ToolMapEntry,
   toolMapOf,
 } from "./enrichers/ToolEnricher.js";
+export {
+  type CoverageInput,
+  type CoverageReport,
+  type CoverageSpecialist,
+  computeCoverage,
+  type SpecialistCoverage,
+  type UnreachableTool,
+  type UnresolvedName,
+} from "./reachability/computeCoverage.js";
 export {
   createResolver,
   RESOLUTION_TIERS,

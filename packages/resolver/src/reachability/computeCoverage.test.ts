@@ -7,7 +7,14 @@ import type { Skill } from "../skills/Skill.js";
 import { computeCoverage } from "./computeCoverage.js";
 
 function tool(server: string, name: string, readOnly = true): ToolDescriptor {
-  return { qualifiedName: `${server}__${name}`, server, name, description: "", inputSchema: {}, annotations: { readOnlyHint: readOnly } };
+  return {
+    qualifiedName: `${server}__${name}`,
+    server,
+    name,
+    description: "",
+    inputSchema: {},
+    annotations: { readOnlyHint: readOnly },
+  };
 }
 
 const tools = [
@@ -19,15 +26,27 @@ const tools = [
 ];
 const catalog = buildCapabilityCatalog({
   version: 1,
-  capabilities: { valuation: { description: "v", tools: ["dcf_model", "token_valuation"] }, risk: { description: "r", tools: ["tail_risk_analysis"] } },
+  capabilities: {
+    valuation: { description: "v", tools: ["dcf_model", "token_valuation"] },
+    risk: { description: "r", tools: ["tail_risk_analysis"] },
+  },
 });
-const skills: Skill[] = [{ name: "risk", description: "r", permissions: ["risk"], body: "", file: "risk/SKILL.md", metadata: {} }];
+const skills: Skill[] = [
+  { name: "risk", description: "r", permissions: ["risk"], body: "", file: "risk/SKILL.md", metadata: {} },
+];
 const aliases = mergeAliasFiles([
   {
     file: "quant.yaml",
-    content: { specialist: "quant-risk-analyst", prefixes: [], aliases: { quant_risk_var_calculation: "tail_risk_analysis", quant_risk_gone: "nope" } },
+    content: {
+      specialist: "quant-risk-analyst",
+      prefixes: [],
+      aliases: { quant_risk_var_calculation: "tail_risk_analysis", quant_risk_gone: "nope" },
+    },
   },
-  { file: "equity.yaml", content: { specialist: "equity-analyst", prefixes: [], aliases: { valuation_dcf_model: "dcf_model" } } },
+  {
+    file: "equity.yaml",
+    content: { specialist: "equity-analyst", prefixes: [], aliases: { valuation_dcf_model: "dcf_model" } },
+  },
 ]);
 
 describe("computeCoverage", () => {
@@ -44,17 +63,37 @@ describe("computeCoverage", () => {
       ],
     });
     expect(report).toMatchObject({ tools: 5, reachable: 3, percent: 60 });
-    expect(report.specialists.map(({ name, universe, available, mapped, gap }) => ({ name, universe, available, mapped, gap }))).toEqual([
+    expect(
+      report.specialists.map(({ name, universe, available, mapped, gap }) => ({
+        name,
+        universe,
+        available,
+        mapped,
+        gap,
+      })),
+    ).toEqual([
       // read-only: book_trade is left out; its alias and its named tool reach 2 of 3
       { name: "equity-analyst", universe: 4, available: 3, mapped: 2, gap: 1 },
       { name: "quant-risk-analyst", universe: 4, available: 1, mapped: 1, gap: 0 },
     ]);
-    expect(report.specialists[1]?.unresolved.map((u) => [u.name, u.code])).toEqual([["quant_risk_gone", "tool_not_found"]]);
-    expect(report.unreachable).toEqual([
-      { qualifiedName: "fin__book_trade", server: "fin", reason: "in no repertoire of equity-analyst, quant-risk-analyst (left out by their skills or enrichers)" },
-      { qualifiedName: "crypto__token_valuation", server: "crypto", reason: 'no specialist\'s steps use server "crypto"' },
+    expect(report.specialists[1]?.unresolved.map((u) => [u.name, u.code])).toEqual([
+      ["quant_risk_gone", "tool_not_found"],
     ]);
-    expect(report.deadAliases).toEqual([{ from: "quant_risk_gone", to: "nope", file: "quant.yaml", specialist: "quant-risk-analyst" }]);
+    expect(report.unreachable).toEqual([
+      {
+        qualifiedName: "fin__book_trade",
+        server: "fin",
+        reason: "in no repertoire of equity-analyst, quant-risk-analyst (left out by their skills or enrichers)",
+      },
+      {
+        qualifiedName: "crypto__token_valuation",
+        server: "crypto",
+        reason: 'no specialist\'s steps use server "crypto"',
+      },
+    ]);
+    expect(report.deadAliases).toEqual([
+      { from: "quant_risk_gone", to: "nope", file: "quant.yaml", specialist: "quant-risk-analyst" },
+    ]);
     expect(report.servers).toEqual([
       { server: "fin", tools: 4, reachable: 3 },
       { server: "crypto", tools: 1, reachable: 0 },
@@ -63,7 +102,12 @@ describe("computeCoverage", () => {
 
   it("is 100% when every tool is in some repertoire, and 100% of nothing", async () => {
     const index = await classifyTools(tools, { catalog });
-    const all = computeCoverage({ tools, index, skills, specialists: [{ specialist: { name: "dev" }, servers: ["fin", "crypto"] }] });
+    const all = computeCoverage({
+      tools,
+      index,
+      skills,
+      specialists: [{ specialist: { name: "dev" }, servers: ["fin", "crypto"] }],
+    });
     expect(all.percent).toBe(100);
     expect(all.unreachable).toEqual([]);
     expect(computeCoverage({ tools: [], index, skills, specialists: [] }).percent).toBe(100);

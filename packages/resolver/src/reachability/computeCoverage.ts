@@ -99,7 +99,10 @@ export function computeCoverage(input: CoverageInput): CoverageReport {
     const repertoire = universe.filter((tool) => map.has(tool.qualifiedName));
     for (const tool of repertoire) reachable.add(tool.qualifiedName);
     // Its own names must resolve; shared entries count when they do (they may serve other specialists).
-    const own = new Set([...(specialist.tools ?? []), ...(input.aliases?.bySpecialist.get(specialist.name)?.keys() ?? [])]);
+    const own = new Set([
+      ...(specialist.tools ?? []),
+      ...(input.aliases?.bySpecialist.get(specialist.name)?.keys() ?? []),
+    ]);
     const names = new Set([...own, ...(input.aliases?.shared.keys() ?? [])]);
     const mapped = new Set<string>();
     const unresolved: UnresolvedName[] = [];
