@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { RedisClassificationCache } from "@meshflow/resolver";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { realServers } from "../helpers/realServerTools.js";
-import { ROOT, runFlow } from "../helpers/runFlow.js";
+import { FLOW_BIN, ROOT, runFlow } from "../helpers/runFlow.js";
 
 const SKILLS = join(ROOT, "skills");
 let dir: string;
@@ -158,6 +158,33 @@ describe("flow tools classify", () => {
       expect(await cache.clear()).toBe(9);
       await cache.close();
     }
+  });
+
+  it("classifies the tools of meshflow's own workspace server (flow workspace-server over stdio)", async () => {
+    const workspace = mcpConfig({
+      workspace: { command: process.execPath, args: [FLOW_BIN, "workspace-server", "--root", dir, "--allow", "node"] },
+    });
+    const result = await flow([
+      "tools",
+      "classify",
+      "--mcp-config",
+      workspace,
+      "--cache",
+      join(dir, "ws.json"),
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    const capabilities = Object.fromEntries(
+      JSON.parse(result.stdout).tools.map((t: { tool: string; capabilities: string[] }) => [t.tool, t.capabilities]),
+    );
+    expect(capabilities).toMatchObject({
+      run_command: ["code_execute"],
+      git_status: ["vcs_read"],
+      git_diff: ["vcs_read"],
+      list_files: ["filesystem_read"],
+      read_file: ["filesystem_read"],
+      search_text: ["filesystem_read"],
+    });
   });
 
   it("an unreachable server exits 3 and names it; the other servers are still classified", async () => {
