@@ -8,7 +8,9 @@ import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
+import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
+import { registerWorkspaceServer } from "./register/workspaceServer.js";
 
 /** Every command, in the order `flow --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
@@ -18,6 +20,8 @@ const REGISTRARS: readonly Registrar[] = [
   registerResume,
   registerStatus,
   registerRuns,
+  registerTools,
+  registerWorkspaceServer,
 ];
 
 function version(): string {
