@@ -3,12 +3,14 @@ import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
 import { resolverSuite } from "./suites/resolver.js";
+import { runtimeSuite } from "./suites/runtime.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   resolver: resolverSuite,
+  runtime: runtimeSuite,
   workspace: workspaceSuite,
 };
 

@@ -2,17 +2,25 @@ import type { McpConfig, ToolDescriptor, ToolResult } from "@meshflow/core";
 import { MeshflowError, parseQualifiedName, qualifyToolName } from "@meshflow/core";
 import { InlineExecutor } from "@meshflow/queue";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
 /** Options of {@link createToolPlane}. */
-export interface ToolPlaneOptions {
+export interface ToolPlaneOptions extends RepertoireRulesOptions {
   mcpConfig: McpConfig;
-  /** Skills folder (`skills/<name>/SKILL.md`), when skills filter repertoires. */
-  skillsDir?: string;
 }
 
 /** Builds the tool side of runs from an MCP config. (Interim: direct SDK clients, exact names.) */
 export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPlane> {
+  // The resolver side loads with the first server: a PRD whose steps name no MCP server needs none of it.
+  let rules: RepertoireRules | undefined;
+  const loadRules = async (): Promise<RepertoireRules> => {
+    if (!rules) {
+      const { RepertoireRules } = await import("./internal/RepertoireRules.js");
+      rules = new RepertoireRules(options);
+    }
+    return rules;
+  };
   const clients = new Map<string, Promise<Client>>();
   const tools = new Map<string, ToolDescriptor[]>();
   const connect = (server: string): Promise<Client> => {
@@ -68,13 +76,16 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
           failures.push({ server, code: "server_unreachable", message: (error as Error).message });
         }
       }
-      return { tools: servers.flatMap((s) => tools.get(s) ?? []), failures };
+      if (!servers.length) return { tools: [], failures };
+      const loaded = await loadRules();
+      const found = servers.flatMap((s) => tools.get(s) ?? []);
+      await loaded.classify([...tools.values()].flat());
+      return { tools: found, failures };
     },
-    repertoire: (stepTools) => [...stepTools],
-    resolve(name, list) {
-      const hit = list.find((t) => t.qualifiedName === name) ?? list.find((t) => t.name === name);
-      if (!hit) throw new MeshflowError("tool_not_found", `no tool "${name}"`);
-      return { qualifiedName: hit.qualifiedName, tier: "exact", warnings: [] };
+    repertoire: (stepTools, specialist) => (rules && stepTools.length ? rules.repertoire(stepTools, specialist) : []),
+    resolve: (name, list, specialist) => {
+      if (!rules) throw new MeshflowError("tool_not_found", `no tool "${name}": the step has no MCP servers`);
+      return rules.resolve(name, list, specialist);
     },
     executor,
     async close() {

@@ -5,6 +5,7 @@ export { type GateResult, runVerify, type VerifyResult } from "./gate/runVerify.
 export { type PassMark, writeStoriesPassed, writeStoryPassed } from "./gate/writeStoryPassed.js";
 export { canonicalJson, digestOf } from "./internal/digest.js";
 export { processAlive } from "./internal/ndjson.js";
+export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 export type { CallEvidence } from "./internal/toolCall.js";
 export {
   type ChiefAnalyst,

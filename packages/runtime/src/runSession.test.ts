@@ -160,7 +160,10 @@ describe("resumeRun", () => {
         defineSpecialist({
           name: "quality-agent",
           description: "q",
-          think: async (ctx) => (calls.push("q"), ctx.pass("ok")),
+          think: async (ctx) => {
+            calls.push("q");
+            return ctx.pass("ok");
+          },
         }),
       ],
     ]);

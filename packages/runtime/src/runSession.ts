@@ -1,12 +1,5 @@
 import { relative } from "node:path";
-import {
-  type McpConfig,
-  MeshflowError,
-  type RoutingTable,
-  type RunEvent,
-  type StepStatus,
-  toMeshflowError,
-} from "@meshflow/core";
+import { type McpConfig, MeshflowError, type RoutingTable, type RunEvent, toMeshflowError } from "@meshflow/core";
 import { type Actor, createActor, type Snapshot } from "xstate";
 import { runVerify } from "./gate/runVerify.js";
 import type { PassMark } from "./gate/writeStoryPassed.js";
@@ -300,9 +293,17 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
 
   /** Drives the machine: does what its state asks, reports back, persists the snapshot after each step. */
   async function drive(): Promise<void> {
+    let lastStory = -1;
     for (;;) {
       const state = actor.getSnapshot();
       if (state.status !== "active") return;
+      if (state.context.story !== lastStory) {
+        // Once per story, let the event loop run: Ctrl-C, timers and the garbage collector's idle
+        // work must not wait for a run whose specialists never do I/O.
+        lastStory = state.context.story;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (actor.getSnapshot().status !== "active") return;
+      }
       if (handle && !aborting) handle.saveSnapshot(actor.getPersistedSnapshot());
       const pending = work(state);
       if (!pending) {

@@ -132,6 +132,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
             mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
             routing: options.routing ? resolvePath(options.routing) : undefined,
             agents: env.agents,
+            skills: env.skillsDir,
           },
         },
       );
@@ -152,6 +153,7 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
       mcpConfig: options.mcpConfig ?? record.options.mcpConfig,
       routing: options.routing ?? record.options.routing,
       agents: options.agents ?? record.options.agents,
+      skills: options.skills ?? record.options.skills,
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { delimiter, resolve } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 import { loadMcpConfig, loadRoutingTable, type McpConfig, type RoutingTable } from "@meshflow/core";
 import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
 
@@ -9,6 +9,7 @@ export interface EnvironmentOptions {
   routing?: string;
   agents?: string[] | string;
   store?: string;
+  skills?: string;
 }
 
 /** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
@@ -20,6 +21,8 @@ export interface RunEnvironment {
   agents: string[];
   store: FileRunStore;
   plane: ToolPlane;
+  /** The skills folder in use (absolute), recorded for resume. */
+  skillsDir: string | undefined;
 }
 
 const DEFAULT_AGENTS = "agents";
@@ -38,7 +41,12 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   const loaded = await loadSpecialists(paths, { optional });
   const specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
   const store = new FileRunStore(options.store);
-  const skills = resolve("skills");
-  const plane = await createToolPlane({ mcpConfig, ...(existsSync(skills) ? { skillsDir: skills } : {}) });
-  return { routing, mcpConfig, specialists, agents: paths, store, plane };
+  const skills = options.skills ? resolve(options.skills) : resolve("skills");
+  const skillsDir = options.skills || existsSync(skills) ? skills : undefined;
+  const plane = await createToolPlane({
+    mcpConfig,
+    ...(skillsDir ? { skillsDir } : {}),
+    cacheFile: join(store.root, "cache", "classifications.json"),
+  });
+  return { routing, mcpConfig, specialists, agents: paths, store, plane, skillsDir };
 }

@@ -4,6 +4,7 @@ import {
   mcpConfigOption,
   type Registrar,
   routingOption,
+  skillsOption,
   storeOption,
 } from "./shared.js";
 
@@ -17,6 +18,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .addOption(routingOption())
     .addOption(agentsOption())
     .addOption(storeOption())
+    .addOption(skillsOption())
     .option("--json", "print the run events as NDJSON on stdout")
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string, options) => {

@@ -5,6 +5,7 @@ import {
   mcpConfigOption,
   type Registrar,
   routingOption,
+  skillsOption,
   storeOption,
 } from "./shared.js";
 
@@ -18,6 +19,7 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     .addOption(routingOption())
     .addOption(agentsOption())
     .addOption(storeOption())
+    .addOption(skillsOption())
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked")
     .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")

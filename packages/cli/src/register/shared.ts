@@ -42,3 +42,11 @@ export function agentsOption(): Option {
     "FLOW_AGENTS",
   );
 }
+
+/** `--skills <dir>` (env FLOW_SKILLS): skills, capability catalog and alias maps; default ./skills when present. */
+export function skillsOption(): Option {
+  return new Option(
+    "--skills <dir>",
+    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
+  ).env("FLOW_SKILLS");
+}

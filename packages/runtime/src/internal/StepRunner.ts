@@ -1,12 +1,7 @@
 import { type RunEvent, type StepOutcome, type StepStatus, stepKey, type ToolDescriptor } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/queue";
 import type { PlannedStory } from "../RunPlan.js";
-import {
-  type Specialist,
-  type StepMemory,
-  specialistInfo,
-  type ThinkContext,
-} from "../specialists/defineSpecialist.js";
+import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { scriptedThink } from "../specialists/scriptedThink.js";
 import type { ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";

@@ -16,6 +16,8 @@ export interface SpecialistInfo {
   steps?: number[];
   skills?: string[];
   readOnly?: boolean;
+  /** Tool names its think() uses (bare, qualified or aliased), for coverage reports. */
+  tools?: string[];
 }
 
 /** An earlier step of the same story, as `ctx.memory` shows it. */
@@ -75,6 +77,7 @@ const DefinitionSchema = z.strictObject({
   steps: z.array(StepNumberSchema).optional(),
   skills: z.array(z.string().min(1)).optional(),
   readOnly: z.boolean().optional(),
+  tools: z.array(z.string().min(1)).optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 
@@ -111,6 +114,6 @@ export function isSpecialist(value: unknown): value is Specialist {
 
 /** The data part of a specialist (no code), as the resolver and reports use it. */
 export function specialistInfo(specialist: SpecialistInfo): SpecialistInfo {
-  const { name, description, steps, skills, readOnly } = specialist;
-  return { name, description, steps, skills, readOnly };
+  const { name, description, steps, skills, readOnly, tools } = specialist;
+  return { name, description, steps, skills, readOnly, tools };
 }
