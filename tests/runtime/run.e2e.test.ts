@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
@@ -128,7 +128,56 @@ describe("flow run", () => {
       ["US-001", "memory__no_such_tool", "tool_not_found"],
       ["US-002", "filesystem__write_file", "not_in_repertoire"],
     ]);
+    const [notFound] = refusals;
+    expect(notFound?.type === "tool.refused" && notFound.message).toMatch(/did you mean .*memory__/);
     expect(existsSync(join(ws.files, "x"))).toBe(false);
+  });
+
+  it("a read-only specialist's repertoire leaves out writing tools: refused, nothing written", async () => {
+    const ws = flowWorkspace();
+    const before = ws.writePrd([
+      {
+        mavenSteps: [8],
+        mcpTools: { step8: ["filesystem"] },
+        calls: { step8: [{ tool: "filesystem__write_file", args: { path: join(ws.files, "y"), content: "y" } }] },
+      },
+    ]);
+    const result = await ws.flow(["run", "prd.json", "--json"]);
+    expect(result.code).toBe(1);
+    const events = parseEvents(result.stdout);
+    expect(events.find((e) => e.type === "tool.refused")).toMatchObject({
+      tool: "filesystem__write_file",
+      code: "not_in_repertoire",
+    });
+    expect(events.find((e) => e.type === "step.started")).toMatchObject({ specialist: "security-agent" });
+    expect(existsSync(join(ws.files, "y"))).toBe(false);
+    expect(readFileSync(ws.prd, "utf8")).toBe(before);
+  });
+
+  it("names resolve through the skills folder's alias maps and prefixes", async () => {
+    const ws = flowWorkspace();
+    mkdirSync(join(ws.dir, "skills/aliases"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, "skills/aliases/development-agent.yaml"),
+      "specialist: development-agent\nprefixes: [kb_]\naliases:\n  remember: create_entities\n",
+    );
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["memory"] },
+        calls: {
+          step1: [
+            { tool: "remember", args: { entities: [entity("aliased")] } },
+            { tool: "kb_read_graph", args: {} },
+          ],
+        },
+      },
+    ]);
+    const dry = await ws.flow(["run", "prd.json", "--dry-run"]);
+    expect(dry.stdout).toContain("✓ remember → memory__create_entities (alias)");
+    expect(dry.stdout).toContain("✓ kb_read_graph → memory__read_graph (prefix)");
+    const result = await ws.flow(["run", "prd.json", "--json"]);
+    expect(result.code).toBe(0);
+    expect(ws.entities()).toEqual(["aliased"]);
   });
 
   it("--dry-run resolves scripted calls and calls nothing", async () => {
@@ -177,7 +226,6 @@ describe("flow run", () => {
     const before = ws.writePrd([{ mcpTools: { step1: ["broken"] } }]);
     const config = JSON.parse(readFileSync(join(ws.dir, ".mcp.json"), "utf8"));
     config.mcpServers.broken = { command: join(ws.dir, "no-such-binary") };
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(join(ws.dir, ".mcp.json"), JSON.stringify(config));
     const result = await ws.flow(["run", "prd.json"]);
     expect(result.code).toBe(3);

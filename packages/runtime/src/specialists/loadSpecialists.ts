@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MeshflowError } from "@meshflow/core";
+import { isMeshflowError, MeshflowError } from "@meshflow/core";
 import { isSpecialist, type Specialist } from "./defineSpecialist.js";
 
 /** File names of a specialist folder's entry point, in lookup order. */
@@ -105,7 +105,7 @@ async function importSpecialist(file: string): Promise<Specialist> {
   try {
     loaded = await load(file);
   } catch (cause) {
-    if (cause instanceof MeshflowError) throw new MeshflowError(cause.code, `${file}: ${cause.message}`, { cause });
+    if (isMeshflowError(cause)) throw new MeshflowError(cause.code, `${file}: ${cause.message}`, { cause });
     throw new MeshflowError("specialist_invalid", `${file}: cannot load: ${(cause as Error).message ?? cause}`, {
       cause,
       details: { file },
