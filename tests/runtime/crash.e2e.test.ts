@@ -122,4 +122,40 @@ describe("flow resume after SIGKILL", () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("already finished");
   });
+
+  it("Ctrl-C: the call in flight finishes and is recorded, the resume command is printed, resume completes", async () => {
+    const ws = flowWorkspace();
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["slow"] },
+        calls: {
+          step1: [
+            { tool: "slow__append_line_then_wait", args: { file: "log.txt", line: "one", waitFor: "release" } },
+            append("two"),
+          ],
+        },
+      },
+    ]);
+    const run = ws.spawnFlow(["run", "prd.json", "--json", "--run-id", "stopped"]);
+    let stderr = "";
+    run.child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+    });
+    await run.next((e) => e.type === "tool.called");
+    run.child.kill("SIGINT");
+    while (!stderr.includes("stopping")) await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(join(ws.files, "release"), "");
+    expect(await run.exit).toBe(1);
+    expect(stderr).toContain("flow resume stopped");
+    expect(run.events.at(-1)).toMatchObject({ type: "run.finished", status: "aborted" });
+    expect(ws.read("log.txt")).toBe("one\n");
+
+    const resumed = await ws.flow(["resume", "stopped", "--json"]);
+    expect(resumed.code).toBe(0);
+    expect(ws.read("log.txt")).toBe("one\ntwo\n");
+    const events = parseEvents(resumed.stdout);
+    expect(events.find((e) => e.type === "tool.result" && e.replayed)).toMatchObject({
+      tool: "slow__append_line_then_wait",
+    });
+  });
 });

@@ -131,7 +131,6 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   let plan: RunPlan | undefined = mode.kind === "resume" ? mode.checked.plan : undefined;
   let runner: StepRunner | undefined;
   let preflightError: MeshflowError | undefined;
-  let aborting = false;
   const warnings: string[] = [];
   let writer: PrdWriter | undefined;
   // Only the completion gate marks stories as passed, through this writer.
@@ -295,6 +294,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   async function drive(): Promise<void> {
     let lastStory = -1;
     for (;;) {
+      if (controller.signal.aborted) {
+        // The calls in flight finish and are journaled before the run is marked aborted, so
+        // `run.finished` is the last event and a resume replays them.
+        await runner?.drain();
+        actor.send({ type: "ABORT" });
+        return;
+      }
       const state = actor.getSnapshot();
       if (state.status !== "active") return;
       if (state.context.story !== lastStory) {
@@ -302,9 +308,9 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         // work must not wait for a run whose specialists never do I/O.
         lastStory = state.context.story;
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (actor.getSnapshot().status !== "active") return;
+        if (controller.signal.aborted) continue;
       }
-      if (handle && !aborting) handle.saveSnapshot(actor.getPersistedSnapshot());
+      if (handle) handle.saveSnapshot(actor.getPersistedSnapshot());
       const pending = work(state);
       if (!pending) {
         actor.send({ type: "FAILED", code: "internal", message: `no work for state ${JSON.stringify(state.value)}` });
@@ -312,15 +318,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       }
       let event: ChiefEvent | undefined;
       try {
-        // An abort does not wait for a think() that ignores its signal; its calls are drained later.
+        // An abort does not wait for a think() that ignores its signal.
         event = await untilAborted(pending);
       } catch (error) {
         const failure = toMeshflowError(error);
         event = { type: "FAILED", code: failure.code, message: failure.message };
       }
-      // After an abort the machine is final: a late result is dropped (its calls are journaled).
-      if (!event || actor.getSnapshot().status !== "active") return;
-      actor.send(event);
+      if (event && !controller.signal.aborted) actor.send(event);
     }
   }
 
@@ -376,10 +380,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     done,
     runId: () => handle?.runId,
     abort() {
-      if (aborting) return;
-      aborting = true;
       controller.abort();
-      actor.send({ type: "ABORT" });
     },
   };
 }
