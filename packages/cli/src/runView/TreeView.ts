@@ -69,6 +69,8 @@ export class TreeView {
       case "tool.refused":
         step?.refusals.push(`${event.tool}: ${event.code}`);
         break;
+      case "tool.result":
+        break;
       case "step.finished":
         if (step) Object.assign(step, { status: event.status, summary: event.summary });
         break;
