@@ -53,13 +53,17 @@ function prd(stories: Array<Record<string, unknown>>): string {
   return file;
 }
 
-async function run(file: string, think: Record<string, "pass" | "fail" | "plain">) {
+async function run(
+  file: string,
+  think: Record<string, "pass" | "fail" | "plain">,
+  options: { failFast?: boolean; stories?: string[] } = {},
+) {
   const events: RunEvent[] = [];
   const store = new FileRunStore(join(file, "..", ".flow"));
   const deps = { plane: noTools, store, specialists: specialists(think), routing: loadRoutingTable(), mcpConfig };
   const session = await startRun(
     { ...deps, onEvent: (e) => events.push(e) },
-    { prdFile: file, record: { agents: [] } },
+    { prdFile: file, record: { agents: [] }, ...options },
   );
   const summary = await session.done;
   return { summary, events, store };
@@ -122,6 +126,31 @@ describe("startRun", () => {
     expect(summary.status).toBe("failed");
     expect(events.find((e) => e.type === "gate.finished")).toMatchObject({ passed: false });
     expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("--fail-fast starts no story after a failed one; --story runs only the named stories; passes: true is skipped", async () => {
+    const file = prd([{ mavenSteps: [1] }, { mavenSteps: [5] }, { mavenSteps: [5], passes: true }]);
+    const fast = await run(file, { "development-agent": "fail", "quality-agent": "pass" }, { failFast: true });
+    expect(
+      fast.events.filter((e) => e.type === "story.started").map((e) => e.type === "story.started" && e.storyId),
+    ).toEqual(["US-1"]);
+    expect(fast.summary.counts).toEqual({ passed: 0, failed: 1, blocked: 0, skipped: 0 });
+    const some = await run(
+      file,
+      { "development-agent": "fail", "quality-agent": "pass" },
+      { stories: ["US-2", "US-3"] },
+    );
+    expect(some.summary.status).toBe("passed");
+    expect(
+      some.events
+        .filter((e) => e.type === "story.finished")
+        .map((e) => e.type === "story.finished" && [e.storyId, e.status]),
+    ).toEqual([
+      ["US-2", "passed"],
+      ["US-3", "skipped"],
+    ]);
+    const unknown = await run(file, { "development-agent": "pass", "quality-agent": "pass" }, { stories: ["US-9"] });
+    expect(unknown.summary.error?.code).toBe("usage");
   });
 
   it("an invalid PRD is refused before any run is created", async () => {
