@@ -1,0 +1,29 @@
+import { performance } from "node:perf_hooks";
+import { payloadBytes } from "../internal/payloadBytes.js";
+import type { MetricsCollector } from "../MetricsCollector.js";
+import type { Middleware } from "../types.js";
+
+/** Options of {@link metricsMiddleware}. */
+export interface MetricsMiddlewareOptions {
+  /** Monotonic clock in ms (default `performance.now`). */
+  now?: () => number;
+}
+
+/**
+ * Records every call that reaches it (refusals of later stages included) in `collector`: latency,
+ * payload size, and whether the result is an error.
+ */
+export function metricsMiddleware(collector: MetricsCollector, options: MetricsMiddlewareOptions = {}): Middleware {
+  const now = options.now ?? (() => performance.now());
+  return (next) => async (tool, args, ctx) => {
+    const start = now();
+    try {
+      const result = await next(tool, args, ctx);
+      collector.record(tool, now() - start, payloadBytes(result), result.isError === true);
+      return result;
+    } catch (error) {
+      collector.record(tool, now() - start, 0, true);
+      throw error;
+    }
+  };
+}
