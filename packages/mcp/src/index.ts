@@ -25,6 +25,7 @@ export { composeMiddleware } from "./composeMiddleware.js";
 export { createToolChain, describeFromPool, type ToolChainOptions } from "./createToolChain.js";
 export { type DiagnoseOptions, type Diagnosis, diagnose, type ServerDiagnosis } from "./diagnose.js";
 export { DEFAULT_CALLS_PER_MINUTE, Guard, type GuardCheck, type GuardOptions, type GuardState } from "./Guard.js";
+export { IN_MEMORY_COMMAND, inMemoryServers } from "./inMemoryServers.js";
 export {
   ERROR_RATE_WARNING,
   type LatencyStats,
