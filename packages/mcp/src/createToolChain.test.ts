@@ -1,3 +1,4 @@
+import type { ToolResult } from "@meshflow/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClientPool } from "./ClientPool.js";
 import { ConfirmationGate } from "./ConfirmationGate.js";
@@ -24,7 +25,12 @@ function setup(options: Omit<ToolChainOptions, "pool"> = {}) {
   return { call, log: fixture.log, events };
 }
 
-const text = (result: { content: { text?: unknown }[] }) => result.content[0]?.text;
+const text = (result: ToolResult) => result.content[0]?.text;
+/** The token a `confirmation_required` refusal hands out. */
+const tokenOf = (result: ToolResult) => {
+  const error = result.structuredContent?.error as { confirmationToken?: string } | undefined;
+  return error?.confirmationToken;
+};
 
 describe("createToolChain", () => {
   it("calls the tool when every middleware admits it", async () => {
@@ -109,7 +115,7 @@ describe("createToolChain", () => {
       const { call, log, events } = setup();
       const first = await call("fx__delete_item", { id: "7" }, {});
       expect(first).toMatchObject({ isError: true, code: "confirmation_required" });
-      const { confirmationToken } = (first.structuredContent?.error ?? {}) as { confirmationToken?: string };
+      const confirmationToken = tokenOf(first);
       expect(confirmationToken).toEqual(expect.any(String));
       expect(text(first)).toContain(String(confirmationToken));
       expect(log.calls).toEqual([]);
@@ -122,7 +128,7 @@ describe("createToolChain", () => {
     it("refuses a replayed token", async () => {
       const { call, log } = setup();
       const first = await call("fx__delete_item", { id: "7" }, {});
-      const { confirmationToken } = first.structuredContent?.error as { confirmationToken: string };
+      const confirmationToken = tokenOf(first);
       await call("fx__delete_item", { id: "7" }, { confirmationToken });
       const replay = await call("fx__delete_item", { id: "7" }, { confirmationToken });
       expect(replay).toMatchObject({ code: "confirmation_invalid" });
@@ -133,7 +139,7 @@ describe("createToolChain", () => {
     it("refuses a token presented with changed arguments", async () => {
       const { call, log } = setup();
       const first = await call("fx__delete_item", { id: "7" }, {});
-      const { confirmationToken } = first.structuredContent?.error as { confirmationToken: string };
+      const confirmationToken = tokenOf(first);
       const changed = await call("fx__delete_item", { id: "8" }, { confirmationToken });
       expect(changed).toMatchObject({ code: "confirmation_invalid" });
       expect(text(changed)).toContain("arguments differ");
@@ -144,7 +150,7 @@ describe("createToolChain", () => {
       let now = 0;
       const { call, log } = setup({ confirmation: new ConfirmationGate({ clock: () => now }) });
       const first = await call("fx__delete_item", { id: "7" }, {});
-      const { confirmationToken } = first.structuredContent?.error as { confirmationToken: string };
+      const confirmationToken = tokenOf(first);
       now = 60_001;
       const late = await call("fx__delete_item", { id: "7" }, { confirmationToken });
       expect(late).toMatchObject({ code: "confirmation_invalid" });
@@ -189,7 +195,7 @@ describe("createToolChain", () => {
       expect(await call("fx__delete_item", { id: 1 }, outside)).toMatchObject({ code: "not_in_repertoire" });
       const first = await call("fx__delete_item", { id: 1 }, {});
       expect(first).toMatchObject({ code: "confirmation_required" });
-      const { confirmationToken } = first.structuredContent?.error as { confirmationToken: string };
+      const confirmationToken = tokenOf(first);
       expect(await call("fx__delete_item", { id: 1 }, { confirmationToken })).toMatchObject({
         code: "invalid_arguments",
       });

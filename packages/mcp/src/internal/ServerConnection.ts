@@ -23,7 +23,7 @@ type PoolEventBody =
 export type PoolEvent = { time: string; server: string } & PoolEventBody;
 
 /** Builds the transport of a server; return undefined to use the default (stdio child process or HTTP). */
-export type TransportFactory = (config: McpServerConfig) => Transport | Promise<Transport> | undefined;
+export type TransportFactory = (config: McpServerConfig) => Transport | undefined | Promise<Transport | undefined>;
 
 /** What every connection shares with its pool. */
 export interface ConnectionSettings {
