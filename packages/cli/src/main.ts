@@ -2,12 +2,14 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerDiagnose } from "./register/diagnose.js";
 import { registerPlan } from "./register/plan.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
 
 /** Every command, in the order `flow --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerValidate, registerPlan];
+const REGISTRARS: readonly Registrar[] = [registerValidate, registerPlan, registerTools, registerDiagnose];
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

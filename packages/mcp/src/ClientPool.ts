@@ -195,7 +195,8 @@ export class ClientPool {
     const notFound = (message: string, candidates: string[]) =>
       new MeshflowError("tool_not_found", message, { details: { tool: qualifiedName, candidates } });
     if (!parsed) {
-      const known = [...this.index.keys()];
+      // Error path only: every server's tools are worth a connect here, to suggest the right one.
+      const known = (await this.discover()).tools.map((t) => t.qualifiedName);
       throw notFound(
         `"${qualifiedName}" is not a qualified tool name <server>__<tool>${didYouMean(qualifiedName, known)}`,
         known,

@@ -52,7 +52,10 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
       throw new MeshflowError("server_unknown", `unknown MCP server "${name}"`, { details: { server: name } });
     configs.set(name, config);
   }
-  const { failures } = await pool.discover(names);
+  const { tools, failures } = await pool.discover(names);
+  // Counted from this discovery: a list_changed right after it may already have emptied the cache.
+  const toolCounts = new Map<string, number>();
+  for (const tool of tools) toolCounts.set(tool.server, (toolCounts.get(tool.server) ?? 0) + 1);
   const failed = new Map(failures.map((f) => [f.server, f]));
   const secrets: string[] = [];
   const statuses = new Map(pool.status(names).map((status) => [status.server, status]));
@@ -66,7 +69,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
       config: redactServerConfig(config),
       reachable: !failure && status?.state === "connected",
       state: status?.state ?? "idle",
-      toolCount: status?.toolCount ?? null,
+      toolCount: failure ? null : (toolCounts.get(name) ?? 0),
       serverInfo: status?.serverInfo ?? null,
       pid: status?.pid ?? null,
       crashes: status?.crashes ?? 0,

@@ -147,8 +147,10 @@ export class ServerConnection {
     opened.stderr?.on("data", (chunk: Buffer | string) => {
       const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
       this.stderr.push(text);
-      this.writeLog(text);
-      this.settings.onStderr?.(this.name, text);
+      // Secrets of the config never reach a log, even when a server prints its own environment.
+      const safe = scrubText(text, this.secrets);
+      this.writeLog(safe);
+      this.settings.onStderr?.(this.name, safe);
     });
     return opened.transport;
   }
