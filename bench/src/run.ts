@@ -2,10 +2,12 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
+import { mcpSuite } from "./suites/mcp.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
+  mcp: mcpSuite,
 };
 
 function format(rows: readonly Row[]): string {

@@ -38,6 +38,16 @@ describe("Guard", () => {
     expect(guard.check("t")).toMatchObject({ allowed: false, code: "rate_limit_exceeded" });
   });
 
+  it("never locks a steady caller below the threshold, however long it runs", () => {
+    let now = 0;
+    const guard = new Guard({ callsPerMinute: 10, clock: () => now });
+    for (let i = 0; i < 5000; i++) {
+      now += 6_001; // ten calls fit in any 60 s window, an eleventh never does
+      expect(guard.check("t").allowed).toBe(true);
+    }
+    expect(guard.state().callsInLastMinute).toBe(10);
+  });
+
   it("lets unguarded tools through while locked, without counting them", () => {
     let now = 0;
     const guard = new Guard({ callsPerMinute: 1, unguardedTools: ["meshflow__diagnose"], clock: () => now });

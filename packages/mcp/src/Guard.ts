@@ -52,10 +52,9 @@ export class Guard {
   private readonly unguarded: Set<string>;
   private readonly clock: Clock;
   private readonly onEvent: EventSink | undefined;
-  /** Times of the last `threshold` admitted calls, as a ring: `times[head]` is the oldest once full. */
-  private times: Float64Array;
+  /** Times of the admitted calls of the last 60 s, oldest first, from index `head` on (a queue). */
+  private times: number[] = [];
   private head = 0;
-  private count = 0;
 
   constructor(options: GuardOptions = {}) {
     this.enabled = options.enabled ?? true;
@@ -63,7 +62,6 @@ export class Guard {
     this.unguarded = new Set(options.unguardedTools ?? []);
     this.clock = options.clock ?? Date.now;
     this.onEvent = options.onEvent;
-    this.times = new Float64Array(this.threshold);
   }
 
   /** True for tools the guard never refuses. */
@@ -80,14 +78,13 @@ export class Guard {
     if (this.locked) return { allowed: false, code: "guard_locked", reason: this.lockReason ?? "locked" };
     if (!this.enabled) return ALLOWED;
     const now = this.clock();
-    if (this.count === this.threshold && now - (this.times[this.head] ?? 0) < WINDOW_MS) {
+    this.expire(now);
+    if (this.times.length - this.head >= this.threshold) {
       const reason = `rate limit exceeded: more than ${this.threshold} calls in one minute`;
       this.lock(reason, true);
       return { allowed: false, code: "rate_limit_exceeded", reason };
     }
-    this.times[this.head] = now;
-    this.head = (this.head + 1) % this.threshold;
-    if (this.count < this.threshold) this.count++;
+    this.times.push(now);
     return ALLOWED;
   }
 
@@ -115,15 +112,13 @@ export class Guard {
   /** Changes the per-minute threshold (the window starts afresh). */
   setCallsPerMinute(callsPerMinute: number): void {
     this.threshold = positive(callsPerMinute);
-    this.times = new Float64Array(this.threshold);
     this.resetWindow();
   }
 
   /** A snapshot of the guard's state. */
   state(): GuardState {
-    const now = this.clock();
-    let recent = 0;
-    for (let i = 0; i < this.count; i++) if (now - (this.times[i] ?? 0) < WINDOW_MS) recent++;
+    this.expire(this.clock());
+    const recent = this.times.length - this.head;
     return {
       enabled: this.enabled,
       locked: this.locked,
@@ -143,8 +138,18 @@ export class Guard {
   }
 
   private resetWindow(): void {
+    this.times = [];
     this.head = 0;
-    this.count = 0;
+  }
+
+  /** Drops calls older than the window; compacts the queue now and then so memory stays bounded. */
+  private expire(now: number): void {
+    const times = this.times;
+    while (this.head < times.length && now - (times[this.head] ?? 0) >= WINDOW_MS) this.head++;
+    if (this.head > 1024 && this.head * 2 > times.length) {
+      this.times = times.slice(this.head);
+      this.head = 0;
+    }
   }
 }
 
