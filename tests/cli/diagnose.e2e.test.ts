@@ -87,5 +87,9 @@ describe("flow diagnose", () => {
       code: "server_unreachable",
       stderrTail: "auth failed for key ***",
     });
+    // The server's own log is scrubbed too.
+    const log = readFileSync(join(dir, "logs", "leaky.log"), "utf8");
+    expect(log).toContain("auth failed for key ***");
+    expect(log).not.toContain(SECRET);
   });
 });
