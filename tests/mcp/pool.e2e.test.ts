@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServerConfig, ToolResult } from "@meshflow/core";
 import { ClientPool, createToolChain, type PoolEvent } from "@meshflow/mcp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   commandServer,
   type HttpEverything,
@@ -118,13 +118,19 @@ describe("ClientPool against server-everything over stdio", () => {
     expect(await call("broken__anything", {}, {})).toMatchObject({ isError: true, code: "server_unreachable" });
   });
 
-  it("gives up on a server that never answers initialize: connect_timeout", async () => {
-    const pool = makePool([commandServer("silent", process.execPath, ["-e", "setInterval(() => {}, 1000)"])], {
+  it("gives up on a server that never answers initialize (connect_timeout) and leaves no process behind", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "meshflow-silent-")), "pid");
+    const silent =
+      "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)";
+    const pool = makePool([commandServer("silent", process.execPath, ["-e", silent, pidFile])], {
       connectTimeoutMs: 300,
     });
     const { failures } = await pool.discover();
     expect(failures[0]).toMatchObject({ server: "silent", code: "connect_timeout" });
     expect(failures[0]?.message).toContain("did not answer initialize within 300 ms");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    // It ignores stdin EOF, so only our kill ends it; it is reaped asynchronously.
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 1_500 });
   });
 });
 

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, ErrorCode as RpcCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { toDescriptor } from "./convert.js";
-import { createTransport } from "./createTransport.js";
+import { createTransport, killIfAlive } from "./createTransport.js";
 import { StderrTail } from "./StderrTail.js";
 import { describeEndpoint, scrubText, secretValues } from "./secrets.js";
 
@@ -54,6 +54,7 @@ export class ServerConnection {
   /** The connected client, for the call fast path; undefined when not connected. */
   live: Client | undefined;
   private pidOf: () => number | undefined = () => undefined;
+  private spawnedPid: () => number | undefined = () => undefined;
   private connecting: Promise<Client> | undefined;
   private deliberateClose = false;
   private tools: ToolDescriptor[] | undefined;
@@ -112,6 +113,8 @@ export class ServerConnection {
       await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
+      // A server that failed to initialize gets no grace period.
+      killIfAlive(this.spawnedPid());
       const failure = await this.connectFailure(error);
       if (!this.isClosed()) this.state = "failed";
       this.lastError = failure;
@@ -120,6 +123,7 @@ export class ServerConnection {
     }
     if (this.isClosed()) {
       await client.close().catch(() => undefined);
+      killIfAlive(this.spawnedPid());
       throw new MeshflowError("server_unreachable", `server "${this.name}": the client pool is closed`);
     }
     this.live = client;
@@ -140,10 +144,12 @@ export class ServerConnection {
     const injected = await this.settings.transportFactory?.(this.config);
     if (injected) {
       this.pidOf = () => undefined;
+      this.spawnedPid = () => undefined;
       return injected;
     }
     const opened = createTransport(this.config);
     this.pidOf = opened.pid;
+    this.spawnedPid = opened.spawnedPid;
     opened.stderr?.on("data", (chunk: Buffer | string) => {
       const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
       this.stderr.push(text);
@@ -317,6 +323,7 @@ export class ServerConnection {
     const client = this.live;
     this.live = undefined;
     await Promise.all([client?.close().catch(() => undefined), pending]);
+    killIfAlive(this.spawnedPid());
     await new Promise<void>((resolve) => (this.log ? this.log.end(resolve) : resolve()));
     this.log = undefined;
   }
