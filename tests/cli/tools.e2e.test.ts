@@ -159,6 +159,15 @@ describe("flow tools call", () => {
     expect(result.stderr).toContain("flow: server_unreachable:");
   });
 
+  it("exits 1 naming the config problem of a misconfigured server", async () => {
+    const result = await runFlow(["tools", "call", "unset__anything", "--mcp-config", brokenConfig], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('flow: MCP server "unset" is misconfigured:');
+    expect(result.stderr).toContain(
+      "$.mcpServers.unset.args[0]: environment variable MESHFLOW_TEST_UNSET_VAR is not set",
+    );
+  });
+
   it("exits 2 on --args that are not a JSON object", async () => {
     const bad = await runFlow(["tools", "call", "everything__echo", "--args", '{"message":', "--mcp-config", config], {
       env,

@@ -1,4 +1,11 @@
-import { type ContentBlock, MeshflowError, parseJsonText, type ToolResult } from "@meshflow/core";
+import {
+  type ContentBlock,
+  formatProblem,
+  MeshflowError,
+  parseJsonText,
+  parseQualifiedName,
+  type ToolResult,
+} from "@meshflow/core";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { createPool, requireMcpConfig, withPool } from "../mcpSetup.js";
 import { type Output, printJson } from "../output.js";
@@ -57,6 +64,13 @@ export async function toolsCallCommand(name: string, options: ToolsCallOptions, 
   const args = parseArgs(options.args ?? "{}");
   const timeoutMs = parseTimeout(options.timeout);
   const config = requireMcpConfig(options.mcpConfig);
+  const server = parseQualifiedName(name)?.server;
+  const broken = server === undefined ? undefined : config.invalid.get(server);
+  if (broken)
+    throw new MeshflowError(
+      "mcp_config_invalid",
+      `MCP server "${server}" is misconfigured:\n${broken.map((p) => formatProblem(p)).join("\n")}`,
+    );
   const { createToolChain } = await import("@meshflow/mcp");
   const pool = await createPool(config, timeoutMs !== undefined ? { callTimeoutMs: timeoutMs } : {});
   const controller = new AbortController();

@@ -1,3 +1,4 @@
+import { EXIT } from "../exitCodes.js";
 import { EXIT_CODES_HELP, mcpConfigOption, type Registrar } from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -7,7 +8,12 @@ export const registerTools: Registrar = (program, { output, setExit }) => {
   const tools = program
     .command("tools")
     .description("list the tools of the configured MCP servers, or call one through the middleware chain")
-    .addHelpText("after", EXIT_CODES_HELP);
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(() => {
+      // `flow tools` alone names no subcommand: a usage error, with the help on stderr.
+      tools.outputHelp({ error: true });
+      setExit(EXIT.usage);
+    });
   tools
     .command("list")
     .description("every tool of every configured MCP server (a failing server is reported, the others listed)")

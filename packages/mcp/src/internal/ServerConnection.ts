@@ -256,8 +256,12 @@ export class ServerConnection {
         if (!cursor) break;
       }
     } catch (error) {
-      const code =
-        error instanceof McpError && error.code === RpcCode.RequestTimeout ? "call_timeout" : "server_unreachable";
+      const code: ErrorCode =
+        error instanceof McpError && error.code === RpcCode.RequestTimeout
+          ? "call_timeout"
+          : error instanceof McpError && error.code === RpcCode.ConnectionClosed && !this.isClosed()
+            ? "server_crashed"
+            : "server_unreachable";
       throw new MeshflowError(code, this.withTail(`server "${this.name}": tools/list failed: ${errorText(error)}`), {
         cause: error,
         details: { server: this.name },
