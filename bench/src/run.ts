@@ -3,18 +3,22 @@ import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
 import { mcpSuite } from "./suites/mcp.js";
+import { resolverSuite } from "./suites/resolver.js";
+import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   mcp: mcpSuite,
+  resolver: resolverSuite,
+  workspace: workspaceSuite,
 };
 
 function format(rows: readonly Row[]): string {
   const lines = rows.map((r) => {
     const ratio = r.baseline ? `${(r.value / r.baseline.value).toFixed(2)}× ${r.baseline.label}` : "";
     const goal = r.goal ? `goal ${r.goal} ${r.pass ? "✓" : "✗"}` : "";
-    return `${r.suite.padEnd(8)} ${r.case.padEnd(46)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(10)} ${ratio.padEnd(30)} ${goal}`;
+    return `${r.suite.padEnd(9)} ${r.case.padEnd(50)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(10)} ${ratio.padEnd(30)} ${goal}`;
   });
   return lines.join("\n");
 }

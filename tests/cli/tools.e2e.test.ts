@@ -1,183 +1,260 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { npmServerEntry, writeMcpConfig } from "../helpers/mcpServers.js";
-import { runFlow } from "../helpers/runFlow.js";
+import { RedisClassificationCache } from "@meshflow/resolver";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { realServers } from "../helpers/realServerTools.js";
+import { FLOW_BIN, ROOT, runFlow } from "../helpers/runFlow.js";
 
+const SKILLS = join(ROOT, "skills");
 let dir: string;
+
+function mcpConfig(servers: Record<string, unknown>): string {
+  const file = join(dir, `mcp-${randomUUID()}.json`);
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  return file;
+}
+
 let config: string;
-let brokenConfig: string;
-let env: Record<string, string>;
-
 beforeAll(() => {
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "meshflow-cli-tools-")));
-  env = { FLOW_LOG_DIR: join(dir, "logs") };
-  config = writeMcpConfig(dir, {
-    everything: npmServerEntry("server-everything", ["stdio"]),
-    memory: npmServerEntry("server-memory", [], { MEMORY_FILE_PATH: join(dir, "memory.jsonl") }),
-    filesystem: npmServerEntry("server-filesystem", [dir]),
-  });
-  const brokenDir = mkdtempSync(join(dir, "broken-"));
-  brokenConfig = writeMcpConfig(brokenDir, {
-    everything: npmServerEntry("server-everything", ["stdio"]),
-    broken: { command: process.execPath, args: ["-e", "console.error('cannot open database'); process.exit(4)"] },
-    unset: { command: "node", args: ["${MESHFLOW_TEST_UNSET_VAR}"] },
-  });
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-describe("flow tools list", () => {
-  it("lists every tool of every server with its hints; exit 0", async () => {
-    const result = await runFlow(["tools", "list", "--mcp-config", config], { env });
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^everything \(\d+ tools\)$/m);
-    expect(result.stdout).toMatch(/^ {2}everything__echo +Echoes back the input string {2}\[read-only, idempotent\]$/m);
-    expect(result.stdout).toMatch(/^ {2}memory__delete_entities +.*\[destructive, idempotent\]$/m);
-    expect(result.stdout).toMatch(/^ {2}filesystem__write_file +/m);
-    expect(result.stdout).toMatch(/^\d+ tools from 3 servers$/m);
-  });
-
-  it("--json prints [{qualifiedName, server, name, description, annotations}]; --server narrows it", async () => {
-    const result = await runFlow(["tools", "list", "--server", "memory", "--json", "--mcp-config", config], { env });
-    expect(result.code).toBe(0);
-    const tools = JSON.parse(result.stdout) as Record<string, unknown>[];
-    expect(tools.map((t) => t.server)).toEqual(Array(tools.length).fill("memory"));
-    expect(tools.find((t) => t.name === "read_graph")).toEqual({
-      qualifiedName: "memory__read_graph",
-      server: "memory",
-      name: "read_graph",
-      description: "Read the entire knowledge graph",
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    });
-  });
-
-  it("reports a server that fails to start (name, command, stderr tail), still lists the others; exit 3", async () => {
-    const result = await runFlow(["tools", "list", "--mcp-config", brokenConfig], { env });
-    expect(result.code).toBe(3);
-    expect(result.stdout).toContain("everything__echo");
-    expect(result.stderr).toContain(
-      `flow: server "broken" (${process.execPath} -e console.error('cannot open database'); process.exit(4)) could not be started or reached: exited; stderr:\n    cannot open database`,
-    );
-    expect(result.stderr).toContain("full stderr log:");
-    expect(result.stderr).toContain(
-      "$.mcpServers.unset.args[0]: environment variable MESHFLOW_TEST_UNSET_VAR is not set",
-    );
-    expect(readFileSync(join(dir, "logs", "broken.log"), "utf8")).toContain("cannot open database");
-  });
-
-  it("exits 1 for a misconfigured server alone", async () => {
-    const result = await runFlow(["tools", "list", "--server", "unset", "--mcp-config", brokenConfig], { env });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("MESHFLOW_TEST_UNSET_VAR is not set");
-  });
-
-  it("exits 2 for an unknown --server, with a suggestion, and without any MCP config", async () => {
-    const unknown = await runFlow(["tools", "list", "--server", "memroy", "--mcp-config", config], { env });
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('--server: unknown MCP server "memroy" (did you mean "memory"?)');
-    const none = await runFlow(["tools", "list"], { env, cwd: mkdtempSync(join(dir, "empty-")) });
-    expect(none.code).toBe(2);
-    expect(none.stderr).toBe(
-      "flow: no MCP config found: pass --mcp-config <file>, set FLOW_MCP_CONFIG, or add ./.mcp.json\n",
-    );
-  });
+  dir = mkdtempSync(join(tmpdir(), "meshflow-tools-e2e-"));
+  const real = realServers();
+  config = mcpConfig(
+    Object.fromEntries(
+      Object.entries(real).map(([name, s]) => [name, { command: process.execPath, args: s.args, env: s.env }]),
+    ),
+  );
+  writeFileSync(
+    join(dir, "prd.json"),
+    JSON.stringify({
+      project: "Tools",
+      branchName: "flow/tools",
+      userStories: [
+        {
+          id: "US-001",
+          title: "Audit",
+          description: "As an operator I want an audit",
+          acceptanceCriteria: ["No secrets"],
+          mavenSteps: [1, 8],
+          mcpTools: { step1: ["filesystem"], step8: ["filesystem", "memory"] },
+          priority: 1,
+          passes: false,
+          notes: "",
+        },
+      ],
+    }),
+  );
 });
 
-describe("flow tools call", () => {
-  it("prints the result of a call through the chain; exit 0", async () => {
-    const result = await runFlow(
-      ["tools", "call", "everything__echo", "--args", '{"message":"hi"}', "--mcp-config", config],
-      {
-        env,
-      },
-    );
-    expect(result).toMatchObject({ code: 0, stdout: "Echo: hi\n", stderr: "" });
-  });
+const flow = (args: string[]) => runFlow([...args, "--skills", SKILLS], { cwd: dir });
 
-  it("--json prints the whole result", async () => {
-    const result = await runFlow(
-      ["tools", "call", "everything__get-sum", "--args", '{"a":2,"b":3}', "--json", "--mcp-config", config],
-      { env },
-    );
+describe("flow tools resolve", () => {
+  it("prints the provenance of an alias resolution, exit 0", async () => {
+    const result = await flow(["tools", "resolve", "fs_read", "--mcp-config", config]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ content: [{ type: "text", text: "The sum of 2 and 3 is 5." }] });
+    expect(result.stdout).toContain(
+      "fs_read → filesystem__read_text_file\n  tier:       alias (fs_read → read_text_file in ",
+    );
+    expect(result.stdout).toContain("repertoire: 36 tools of filesystem, memory, everything (every configured server)");
   });
 
-  it("refuses invalid arguments with their path; exit 1", async () => {
-    const result = await runFlow(
-      ["tools", "call", "everything__get-sum", "--args", '{"a":"2"}', "--mcp-config", config],
-      {
-        env,
-      },
-    );
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'flow: invalid_arguments: invalid arguments for "everything__get-sum": $.b: is required; $.a: must be number\n',
-    );
-  });
-
-  it("asks for --yes before a destructive tool runs, and runs it with --yes", async () => {
-    const target = join(dir, "written.txt");
-    const args = JSON.stringify({ path: target, content: "hello" });
-    const refused = await runFlow(["tools", "call", "filesystem__write_file", "--args", args, "--mcp-config", config], {
-      env,
+  it("--json: a prefix strip carries its warning", async () => {
+    const result = await flow(["tools", "resolve", "fs_directory_tree", "--mcp-config", config, "--json"]);
+    expect(result.code).toBe(0);
+    const { resolution } = JSON.parse(result.stdout);
+    expect(resolution).toMatchObject({
+      input: "fs_directory_tree",
+      qualifiedName: "filesystem__directory_tree",
+      server: "filesystem",
+      tool: "directory_tree",
+      tier: "prefix",
+      via: 'prefix "fs_"',
+      annotations: { readOnlyHint: true },
     });
+    expect(resolution.warnings[0]).toContain('add an alias entry "fs_directory_tree: directory_tree"');
+  });
+
+  it("an unknown name exits 1 with five candidates: did you mean", async () => {
+    const text = await flow(["tools", "resolve", "fs_reed_file", "--mcp-config", config]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(
+      /^flow: tool "fs_reed_file" not found among the 36 tools of filesystem, memory, everything/,
+    );
+    expect(text.stderr).toContain('did you mean "filesystem__read_file"');
+    const json = await flow(["tools", "resolve", "fs_reed_file", "--mcp-config", config, "--json"]);
+    expect(json.code).toBe(1);
+    const { error } = JSON.parse(json.stdout);
+    expect(error.code).toBe("tool_not_found");
+    expect(error.candidates).toHaveLength(5);
+    expect(error.candidates[0]).toBe("filesystem__read_file");
+  });
+
+  it("in a PRD step: the routed specialist's alias pack and skills decide", async () => {
+    const args = ["--mcp-config", config, "--prd", "prd.json", "--story", "US-001", "--step", "8", "--json"];
+    const found = await flow(["tools", "resolve", "security_scan_secrets", ...args]);
+    expect(found.code).toBe(0);
+    const out = JSON.parse(found.stdout);
+    expect(out.resolution).toMatchObject({ qualifiedName: "filesystem__search_files", tier: "alias" });
+    expect(out.repertoire).toMatch(
+      /^10 tools of filesystem \(US-001 step 8, specialist security-agent with skills security-audit\)$/,
+    );
+    // the security-audit skill grants no write tool
+    const refused = await flow(["tools", "resolve", "write_file", ...args]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("confirmation_required");
-    expect(refused.stderr).toContain("re-run with --yes");
-    expect(existsSync(target)).toBe(false);
-    const confirmed = await runFlow(
-      ["tools", "call", "filesystem__write_file", "--args", args, "--yes", "--mcp-config", config],
-      { env },
+    expect(JSON.parse(refused.stdout).error.code).toBe("tool_not_found");
+  });
+
+  it("usage errors exit 2: --prd without --story and --step", async () => {
+    const result = await flow(["tools", "resolve", "x", "--mcp-config", config, "--prd", "prd.json"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--prd, --story and --step go together");
+  });
+});
+
+describe("flow tools classify", () => {
+  it("classifies by rule, then serves the cache, overrides always shown as such", async () => {
+    const cache = join(dir, "classify-cache.json");
+    const first = await flow(["tools", "classify", "--mcp-config", config, "--cache", cache, "--json"]);
+    expect(first.code).toBe(0);
+    const one = JSON.parse(first.stdout);
+    expect(one.stats).toEqual({ tools: 36, fromCache: 0, classified: 36, overridden: 2 });
+    expect(one.cache).toEqual({ kind: "file", location: cache });
+    const byName = new Map(one.tools.map((t: { qualifiedName: string }) => [t.qualifiedName, t]));
+    expect(byName.get("filesystem__write_file")).toMatchObject({ capabilities: ["filesystem_write"], source: "rule" });
+    expect(byName.get("everything__simulate-research-query")).toMatchObject({
+      capabilities: ["diagnostics"],
+      source: "override",
+    });
+    expect(existsSync(cache)).toBe(true);
+
+    const second = await flow(["tools", "classify", "--mcp-config", config, "--cache", cache]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/memory__read_graph\s+cache\s+memory_read/);
+    expect(second.stdout).toContain("36 tools: 0 classified, 36 from the cache, 2 overridden");
+  });
+
+  it("keeps classifications in Redis when a URL is configured", async () => {
+    const prefix = `meshflow:test:${randomUUID()}:`;
+    const env = [
+      "--server",
+      "memory",
+      "--mcp-config",
+      config,
+      "--redis",
+      inject("redisUrl"),
+      "--redis-prefix",
+      prefix,
+      "--json",
+    ];
+    try {
+      const first = JSON.parse((await flow(["tools", "classify", ...env])).stdout);
+      expect(first.cache.kind).toBe("redis");
+      expect(first.stats).toMatchObject({ tools: 9, classified: 9 });
+      const second = JSON.parse((await flow(["tools", "classify", ...env])).stdout);
+      expect(second.stats).toMatchObject({ tools: 9, fromCache: 9, classified: 0 });
+    } finally {
+      const cache = await RedisClassificationCache.connect(inject("redisUrl"), { prefix });
+      expect(await cache.clear()).toBe(9);
+      await cache.close();
+    }
+  });
+
+  it("classifies the tools of meshflow's own workspace server (flow workspace-server over stdio)", async () => {
+    const workspace = mcpConfig({
+      workspace: { command: process.execPath, args: [FLOW_BIN, "workspace-server", "--root", dir, "--allow", "node"] },
+    });
+    const result = await flow([
+      "tools",
+      "classify",
+      "--mcp-config",
+      workspace,
+      "--cache",
+      join(dir, "ws.json"),
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    const capabilities = Object.fromEntries(
+      JSON.parse(result.stdout).tools.map((t: { tool: string; capabilities: string[] }) => [t.tool, t.capabilities]),
     );
-    expect(confirmed.code).toBe(0);
-    expect(readFileSync(target, "utf8")).toBe("hello");
+    expect(capabilities).toMatchObject({
+      run_command: ["code_execute"],
+      git_status: ["vcs_read"],
+      git_diff: ["vcs_read"],
+      list_files: ["filesystem_read"],
+      read_file: ["filesystem_read"],
+      search_text: ["filesystem_read"],
+    });
   });
 
-  it("exits 1 on a tool error reported by the server", async () => {
-    const result = await runFlow(
-      ["tools", "call", "filesystem__read_text_file", "--args", '{"path":"/etc/hostname"}', "--mcp-config", config],
-      { env },
-    );
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Access denied");
-  });
-
-  it("suggests the qualified name for a bare or misspelt one; exit 1", async () => {
-    const bare = await runFlow(["tools", "call", "echo", "--mcp-config", config], { env });
-    expect(bare.code).toBe(1);
-    expect(bare.stderr).toContain('(did you mean "everything__echo"?)');
-    const misspelt = await runFlow(["tools", "call", "everything__ecoh", "--mcp-config", config], { env });
-    expect(misspelt.stderr).toContain('server "everything" has no tool "ecoh" (did you mean "everything__echo"?)');
-  });
-
-  it("exits 3 when the tool's server cannot start", async () => {
-    const result = await runFlow(["tools", "call", "broken__anything", "--mcp-config", brokenConfig], { env });
+  it("an unreachable server exits 3 and names it; the other servers are still classified", async () => {
+    const broken = mcpConfig({
+      memory: { command: process.execPath, args: realServers().memory.args },
+      ghost: { command: join(dir, "no-such-server") },
+    });
+    const result = await flow(["tools", "classify", "--mcp-config", broken, "--cache", join(dir, "c2.json"), "--json"]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain("flow: server_unreachable:");
+    const out = JSON.parse(result.stdout);
+    expect(out.stats.tools).toBe(9);
+    expect(out.failures).toEqual([expect.objectContaining({ server: "ghost", code: "server_unreachable" })]);
   });
+});
 
-  it("exits 1 naming the config problem of a misconfigured server", async () => {
-    const result = await runFlow(["tools", "call", "unset__anything", "--mcp-config", brokenConfig], { env });
+describe("flow tools coverage", () => {
+  it("reports specialists' mapped vs available counts and exits 1 below --min", async () => {
+    const result = await flow([
+      "tools",
+      "coverage",
+      "--mcp-config",
+      config,
+      "--prd",
+      "prd.json",
+      "--json",
+      "--min",
+      "90",
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('flow: MCP server "unset" is misconfigured:');
-    expect(result.stderr).toContain(
-      "$.mcpServers.unset.args[0]: environment variable MESHFLOW_TEST_UNSET_VAR is not set",
-    );
+    const report = JSON.parse(result.stdout);
+    expect(report.specialists.map((s: { name: string; servers: string[] }) => [s.name, s.servers])).toEqual([
+      ["development-agent", ["filesystem"]],
+      ["security-agent", ["filesystem", "memory"]],
+    ]);
+    // everything is used by no step of this PRD; memory only by the read-only-skilled security step
+    expect(report.reachable).toBe(14);
+    expect(report.unreachable).toContainEqual({
+      qualifiedName: "everything__echo",
+      server: "everything",
+      reason: 'no specialist\'s steps use server "everything"',
+    });
+    const text = await flow(["tools", "coverage", "--mcp-config", config, "--prd", "prd.json", "--min", "30"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Coverage: 14 of 36 tools reachable by at least one specialist \(38\.9%\)/);
+    expect(text.stdout).toMatch(/security-agent\s+filesystem, memory\s+security-audit\s+23\s+10\s+7\s+3/);
   });
 
-  it("exits 2 on --args that are not a JSON object", async () => {
-    const bad = await runFlow(["tools", "call", "everything__echo", "--args", '{"message":', "--mcp-config", config], {
-      env,
+  it("without a PRD every specialist gets every server: 100%", async () => {
+    const result = await flow(["tools", "coverage", "--mcp-config", config, "--min", "100", "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      tools: 36,
+      reachable: 36,
+      percent: 100,
+      unreachable: [],
+      deadAliases: [],
     });
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("--args: invalid JSON at line 1, column 12");
-    const array = await runFlow(["tools", "call", "everything__echo", "--args", "[1]", "--mcp-config", config], {
-      env,
-    });
-    expect(array.code).toBe(2);
-    expect(array.stderr).toContain("--args: expected a JSON object of arguments, found [1]");
+  });
+
+  it("rejects a bad --min and a missing MCP config as usage errors", async () => {
+    expect((await flow(["tools", "coverage", "--mcp-config", config, "--min", "150"])).code).toBe(2);
+    const none = await runFlow(["tools", "coverage"], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no MCP config");
+  });
+
+  it("flow tools --help lists the three commands", async () => {
+    const result = await runFlow(["tools", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/resolve.*\n[\s\S]*classify[\s\S]*coverage/);
+    expect(result.stdout).toContain("Exit codes:");
   });
 });

@@ -7,9 +7,16 @@ import { registerPlan } from "./register/plan.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
+import { registerWorkspaceServer } from "./register/workspaceServer.js";
 
 /** Every command, in the order `flow --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerValidate, registerPlan, registerTools, registerDiagnose];
+const REGISTRARS: readonly Registrar[] = [
+  registerValidate,
+  registerPlan,
+  registerTools,
+  registerDiagnose,
+  registerWorkspaceServer,
+];
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

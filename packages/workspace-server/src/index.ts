@@ -1,2 +1,31 @@
-// Public API of @meshflow/workspace-server: filled in by its issue.
-export {};
+export { createWorkspaceServer, WORKSPACE_TOOLS } from "./createWorkspaceServer.js";
+export { loadWorkspaceConfig, resolveWorkspaceOptions, type WorkspaceFlags } from "./loadWorkspaceConfig.js";
+export { type StdioWorkspaceServer, startStdioWorkspaceServer } from "./startStdioWorkspaceServer.js";
+export {
+  WORKSPACE_DEFAULTS,
+  type WorkspaceConfig,
+  WorkspaceConfigSchema,
+  type WorkspaceServerOptions,
+} from "./WorkspaceConfig.js";
+export type {
+  FileStat,
+  FileStatsResult,
+  GitDiffFile,
+  GitDiffResult,
+  GitStatusEntry,
+  GitStatusResult,
+  ListFilesResult,
+  OutputTail,
+  ReadFileResult,
+  RunCommandResult,
+  SearchMatch,
+  SearchTextResult,
+  WalkSkipped,
+  WorkspaceErrorContent,
+  WorkspaceToolResults,
+} from "./WorkspaceResults.js";
+export {
+  WORKSPACE_ERROR_CODES,
+  type WorkspaceErrorCode,
+  WorkspaceToolError,
+} from "./WorkspaceToolError.js";

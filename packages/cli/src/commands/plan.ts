@@ -3,7 +3,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
-import { printFailure } from "./toolsList.js";
+import { printFailure } from "./tools/list.js";
 
 /** Options of `flow plan`. */
 export interface PlanOptions {

@@ -25,6 +25,10 @@ export const ERROR_CODES = [
   // resolver
   "tool_not_found",
   "tool_ambiguous",
+  "aliases_invalid",
+  "capabilities_invalid",
+  "skill_invalid",
+  "skill_unknown",
   // runs, specialists, queue
   "specialist_unknown",
   "outcome_unknown",

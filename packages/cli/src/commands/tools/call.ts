@@ -6,9 +6,9 @@ import {
   parseQualifiedName,
   type ToolResult,
 } from "@meshflow/core";
-import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
-import { createPool, requireMcpConfig, withPool } from "../mcpSetup.js";
-import { type Output, printJson } from "../output.js";
+import { EXIT, type ExitCode, exitCodeFor } from "../../exitCodes.js";
+import { createPool, requireMcpConfig, withPool } from "../../mcpSetup.js";
+import { type Output, printJson } from "../../output.js";
 
 /** Options of `flow tools call`. */
 export interface ToolsCallOptions {

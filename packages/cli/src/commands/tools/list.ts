@@ -1,7 +1,7 @@
 import { join, relative } from "node:path";
 import type { ToolAnnotations, ToolDescriptor } from "@meshflow/core";
 import type { ServerFailure } from "@meshflow/mcp";
-import { EXIT, type ExitCode } from "../exitCodes.js";
+import { EXIT, type ExitCode } from "../../exitCodes.js";
 import {
   createPool,
   printInvalidServers,
@@ -9,8 +9,8 @@ import {
   selectServers,
   serverLogDir,
   withPool,
-} from "../mcpSetup.js";
-import { type Output, plural, printJson } from "../output.js";
+} from "../../mcpSetup.js";
+import { type Output, plural, printJson } from "../../output.js";
 
 /** Options of `flow tools list`. */
 export interface ToolsListOptions {

@@ -1,0 +1,107 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadMcpConfig, type McpConfig, MeshflowError, type ToolDescriptor } from "@meshflow/core";
+import {
+  type AliasMap,
+  type CapabilityCatalog,
+  type CapabilityIndex,
+  type ClassificationCache,
+  classifyTools,
+  DEFAULT_CACHE_FILE,
+  EMPTY_ALIAS_MAP,
+  loadAliasMaps,
+  loadCapabilityCatalog,
+  loadCapabilityOverrides,
+  loadSkills,
+  openClassificationCache,
+  type Skill,
+  type SpecialistInfo,
+  skillsForSpecialist,
+} from "@meshflow/resolver";
+import { discoverTools, type ServerFailure } from "../../discovery/discoverTools.js";
+import type { Output } from "../../output.js";
+
+/** Options every `flow tools` command shares. */
+export interface ToolsOptions {
+  json?: boolean;
+  mcpConfig?: string;
+  skills?: string;
+  redis?: string;
+  redisPrefix?: string;
+  cache?: string;
+}
+
+/** Everything the `flow tools` commands work with. */
+export interface ToolsContext {
+  mcpConfig: McpConfig;
+  skillsDir: string;
+  catalog: CapabilityCatalog;
+  skills: Skill[];
+  aliases: AliasMap;
+  tools: ToolDescriptor[];
+  failures: ServerFailure[];
+  index: CapabilityIndex;
+  cache: { kind: string; location: string };
+}
+
+/** Loads the MCP config and fails with `mcp_config_not_found` when there is none. */
+export function requireMcpConfig(file: string | undefined): McpConfig {
+  const config = loadMcpConfig({ file });
+  if (!config.file)
+    throw new MeshflowError(
+      "mcp_config_not_found",
+      "no MCP config (looked for --mcp-config, FLOW_MCP_CONFIG, ./.mcp.json); the tools come from its servers",
+    );
+  return config;
+}
+
+/**
+ * Loads the skills folder's data (catalog, overrides, skills, alias maps), discovers the tools of
+ * `servers` (default: every configured one) and classifies them through the configured cache.
+ */
+export async function loadToolsContext(options: ToolsOptions, servers?: readonly string[]): Promise<ToolsContext> {
+  const mcpConfig = requireMcpConfig(options.mcpConfig);
+  const skillsDir = options.skills ?? process.env.FLOW_SKILLS ?? "skills";
+  const catalog = loadCapabilityCatalog(join(skillsDir, "capabilities.yaml"));
+  const overrides = loadCapabilityOverrides(join(skillsDir, "capability-overrides.yaml"), catalog, { optional: true });
+  const skills = loadSkills(skillsDir, { catalog });
+  const aliasDir = join(skillsDir, "aliases");
+  const aliases = existsSync(aliasDir) ? loadAliasMaps(aliasDir) : EMPTY_ALIAS_MAP;
+  const { tools, failures } = await discoverTools(mcpConfig.servers, servers ?? [...mcpConfig.servers.keys()]);
+  for (const [name, problems] of mcpConfig.invalid)
+    if (!servers || servers.includes(name))
+      failures.push({ server: name, code: "mcp_config_invalid", message: problems.map((p) => p.message).join("; ") });
+  const redisUrl = options.redis ?? process.env.FLOW_REDIS_URL;
+  const cache: ClassificationCache = await openClassificationCache({
+    redisUrl,
+    file: options.cache ?? DEFAULT_CACHE_FILE,
+    ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
+  });
+  try {
+    const index = await classifyTools(tools, { catalog, cache, overrides });
+    return {
+      mcpConfig,
+      skillsDir,
+      catalog,
+      skills,
+      aliases,
+      tools,
+      failures,
+      index,
+      cache: { kind: cache.kind, location: cache.location },
+    };
+  } finally {
+    await cache.close();
+  }
+}
+
+/** A specialist as the CLI knows it: its name and the skills whose frontmatter lists it. */
+export function specialistInfo(name: string, skills: readonly Skill[]): SpecialistInfo {
+  const attached = skillsForSpecialist(skills, name).map((s) => s.name);
+  return attached.length ? { name, skills: attached } : { name };
+}
+
+/** Prints server failures on stderr, one per line. */
+export function printFailures(output: Output, failures: readonly ServerFailure[]): void {
+  for (const failure of failures) output.err(`flow: ${failure.message}`);
+}

@@ -1,0 +1,114 @@
+import { loadPrdFile, loadRoutingTable, MeshflowError, routedSpecialists, stepKey } from "@meshflow/core";
+import { type CoverageReport, type CoverageSpecialist, computeCoverage } from "@meshflow/resolver";
+import { EXIT, type ExitCode } from "../../exitCodes.js";
+import { type Output, printJson } from "../../output.js";
+import { loadToolsContext, printFailures, specialistInfo, type ToolsOptions } from "./context.js";
+
+/** Options of `flow tools coverage`. */
+export interface CoverageCommandOptions extends ToolsOptions {
+  min?: string;
+  prd?: string;
+  routing?: string;
+}
+
+function parseMin(min: string | undefined): number | undefined {
+  if (min === undefined) return undefined;
+  const value = Number(min);
+  if (!Number.isFinite(value) || value < 0 || value > 100)
+    throw new MeshflowError("usage", `--min expects a percentage from 0 to 100, found "${min}"`);
+  return value;
+}
+
+/** Specialist → servers: from the PRD's steps when given, else every configured server for every specialist. */
+async function specialistServers(
+  options: CoverageCommandOptions,
+  configured: readonly string[],
+): Promise<Map<string, string[]>> {
+  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
+  const servers = new Map<string, string[]>();
+  if (!options.prd) {
+    for (const name of routedSpecialists(routing)) servers.set(name, [...configured]);
+    return servers;
+  }
+  const loaded = await loadPrdFile(options.prd, { routing });
+  if (!loaded.prd)
+    throw new MeshflowError(
+      "prd_invalid",
+      `${options.prd}: invalid PRD (${loaded.problems.length} problem(s)); run flow validate`,
+    );
+  for (const story of loaded.prd.userStories)
+    for (const step of story.mavenSteps) {
+      const name = routing.steps.get(step);
+      if (!name) continue;
+      const list = servers.get(name) ?? [];
+      for (const server of story.mcpTools[stepKey(step)] ?? []) if (!list.includes(server)) list.push(server);
+      servers.set(name, list);
+    }
+  return servers;
+}
+
+function printReport(output: Output, report: CoverageReport): void {
+  output.out(
+    `Coverage: ${report.reachable} of ${report.tools} tools reachable by at least one specialist (${report.percent.toFixed(1)}%)\n`,
+  );
+  const rows = report.specialists.map((s) => [
+    s.name,
+    s.servers.join(", ") || "-",
+    s.skills.join(", ") || "(all tools)",
+    String(s.universe),
+    String(s.available),
+    String(s.mapped),
+    String(s.gap),
+  ]);
+  const header = ["specialist", "servers", "skills", "on servers", "available", "mapped", "gap"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)) + 2);
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("")
+      .trimEnd();
+  output.out(line(header));
+  for (const row of rows) output.out(line(row));
+  output.out("\nservers:");
+  for (const s of report.servers) output.out(`  ${s.server}: ${s.reachable} of ${s.tools} reachable`);
+  if (report.unreachable.length) {
+    output.out(`\nunreachable (${report.unreachable.length}):`);
+    for (const u of report.unreachable) output.out(`  ${u.qualifiedName}  ${u.reason}`);
+  }
+  if (report.deadAliases.length) {
+    output.out(`\nalias entries naming no discovered tool (${report.deadAliases.length}):`);
+    for (const a of report.deadAliases) output.out(`  ${a.from} → ${a.to}  (${a.file})`);
+  }
+  const unresolved = report.specialists.flatMap((s) => s.unresolved.map((u) => ({ specialist: s.name, ...u })));
+  if (unresolved.length) {
+    output.out(`\nnames that do not resolve in their specialist's repertoire (${unresolved.length}):`);
+    for (const u of unresolved) output.out(`  ${u.specialist}: ${u.name} (${u.code})`);
+  }
+}
+
+/** `flow tools coverage`: which tools each specialist can reach, and which none can. */
+export async function coverageCommand(options: CoverageCommandOptions, output: Output): Promise<ExitCode> {
+  const min = parseMin(options.min);
+  const ctx = await loadToolsContext(options);
+  const byName = await specialistServers(options, [...ctx.mcpConfig.servers.keys()]);
+  const specialists: CoverageSpecialist[] = [...byName].map(([name, servers]) => ({
+    specialist: specialistInfo(name, ctx.skills),
+    servers,
+  }));
+  const report = computeCoverage({
+    tools: ctx.tools,
+    specialists,
+    skills: ctx.skills,
+    index: ctx.index,
+    aliases: ctx.aliases,
+  });
+  const below = min !== undefined && report.percent < min;
+  if (options.json) printJson(output, { ...report, min: min ?? null, failures: ctx.failures });
+  else {
+    printReport(output, report);
+    printFailures(output, ctx.failures);
+    if (below) output.err(`flow: coverage ${report.percent.toFixed(1)}% is below --min ${min}%`);
+  }
+  if (ctx.failures.length) return EXIT.environment;
+  return below ? EXIT.failure : EXIT.ok;
+}

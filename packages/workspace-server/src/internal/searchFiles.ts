@@ -1,0 +1,128 @@
+import { Worker } from "node:worker_threads";
+import type { SearchMatch } from "../WorkspaceResults.js";
+import { WorkspaceToolError } from "../WorkspaceToolError.js";
+import type { WalkedFile } from "./walkFiles.js";
+
+/** Files larger than this are not searched (counted in `skipped.tooLarge`). */
+export const SEARCH_FILE_BYTES = 4 * 1024 * 1024;
+/** Longest line text returned per match; longer lines are windowed around the match. */
+const LINE_CHARS = 400;
+
+/** What a search found and what it could not look at. */
+export interface SearchOutcome {
+  matches: SearchMatch[];
+  filesSearched: number;
+  truncated: boolean;
+  skipped: { binary: number; tooLarge: number; unreadable: number };
+}
+
+/**
+ * The scan runs in a worker thread so that a pattern that backtracks catastrophically can be stopped:
+ * a regular expression cannot be interrupted on the thread that runs it. Plain JavaScript, evaluated, so it
+ * needs no build step.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { readFileSync, statSync } = require("node:fs");
+const { files, source, flags, maxResults, maxFileBytes, lineChars } = workerData;
+const re = new RegExp(source, flags);
+const out = { matches: [], filesSearched: 0, truncated: false, skipped: { binary: 0, tooLarge: 0, unreadable: 0 } };
+outer: for (const file of files) {
+  let buf;
+  try {
+    if (statSync(file.abs).size > maxFileBytes) { out.skipped.tooLarge++; continue; }
+    buf = readFileSync(file.abs);
+  } catch { out.skipped.unreadable++; continue; }
+  if (buf.subarray(0, 8000).includes(0)) { out.skipped.binary++; continue; }
+  out.filesSearched++;
+  const lines = buf.toString("utf8").split(/\\r?\\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const m = re.exec(line);
+    if (!m) continue;
+    if (out.matches.length >= maxResults) { out.truncated = true; break outer; }
+    let text = line;
+    if (line.length > lineChars) {
+      const from = Math.max(0, m.index - Math.floor(lineChars / 4));
+      text = (from > 0 ? "…" : "") + line.slice(from, from + lineChars) + (from + lineChars < line.length ? "…" : "");
+    }
+    out.matches.push({ path: file.rel, line: i + 1, column: m.index + 1, text, match: m[0].slice(0, lineChars) });
+  }
+}
+parentPort.postMessage(out);
+`;
+
+/** Compiles the pattern here first, so a bad one is an `invalid_pattern` refusal rather than a worker crash. */
+export function compileRegex(source: string, caseSensitive: boolean): string {
+  const flags = caseSensitive ? "" : "i";
+  try {
+    new RegExp(source, flags);
+  } catch (error) {
+    throw new WorkspaceToolError(
+      "invalid_pattern",
+      `pattern ${JSON.stringify(source)} is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        pattern: source,
+      },
+    );
+  }
+  return flags;
+}
+
+/** Searches `files` line by line for `source`, stopping at `maxResults` matches or after `timeoutMs`. */
+export function searchFiles(
+  files: readonly WalkedFile[],
+  source: string,
+  options: { caseSensitive: boolean; maxResults: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<SearchOutcome> {
+  const flags = compileRegex(source, options.caseSensitive);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        files: files.map((f) => ({ rel: f.rel, abs: f.abs })),
+        source,
+        flags,
+        maxResults: options.maxResults,
+        maxFileBytes: SEARCH_FILE_BYTES,
+        lineChars: LINE_CHARS,
+      },
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+    });
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new WorkspaceToolError(
+              "search_timeout",
+              `search for ${JSON.stringify(source)} did not finish within ${options.timeoutMs} ms and was stopped; ` +
+                "simplify the pattern (nested quantifiers such as (a+)+ backtrack exponentially) or narrow path/pattern",
+              { pattern: source, timeoutMs: options.timeoutMs },
+            ),
+          ),
+        ),
+      options.timeoutMs,
+    );
+    const onAbort = (): void =>
+      settle(() =>
+        reject(new WorkspaceToolError("search_timeout", "search cancelled by the client", { pattern: source })),
+      );
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    worker.once("message", (outcome: SearchOutcome) => settle(() => resolve(outcome)));
+    worker.once("error", (error) =>
+      settle(() => reject(new WorkspaceToolError("internal", `search failed: ${error.message}`, { pattern: source }))),
+    );
+    worker.once("exit", (code) =>
+      settle(() => reject(new WorkspaceToolError("internal", `search worker exited with ${code} before answering`))),
+    );
+  });
+}
