@@ -90,9 +90,12 @@ export class ClientPool {
   /** Every cached tool by qualified name: the chain's synchronous lookup. */
   private readonly index = new Map<string, ToolDescriptor>();
   private readonly callTimeoutMs: number;
+  /** Shared by every call without a signal or its own timeout: no options object per call. */
+  private readonly defaultRequestOptions: { timeout: number };
 
   constructor(servers: ReadonlyMap<string, McpServerConfig>, options: ClientPoolOptions = {}) {
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.defaultRequestOptions = { timeout: this.callTimeoutMs };
     const settings = {
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       callTimeoutMs: this.callTimeoutMs,
@@ -242,11 +245,12 @@ export class ClientPool {
       }
     }
     const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
+    const requestOptions =
+      options.signal === undefined && options.timeoutMs === undefined
+        ? this.defaultRequestOptions
+        : { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions);
       return toToolResult(result);
     } catch (error) {
       const { code, message } = connection.callFailure(error, tool, options.signal, timeoutMs);

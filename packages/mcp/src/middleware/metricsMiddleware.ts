@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import type { ToolResult } from "@meshflow/core";
 import { payloadBytes } from "../internal/payloadBytes.js";
 import type { MetricsCollector } from "../MetricsCollector.js";
 import type { Middleware } from "../types.js";
@@ -15,15 +16,22 @@ export interface MetricsMiddlewareOptions {
  */
 export function metricsMiddleware(collector: MetricsCollector, options: MetricsMiddlewareOptions = {}): Middleware {
   const now = options.now ?? (() => performance.now());
-  return (next) => async (tool, args, ctx) => {
+  return (next) => (tool, args, ctx) => {
     const start = now();
-    try {
-      const result = await next(tool, args, ctx);
-      collector.record(tool, now() - start, payloadBytes(result), result.isError === true);
-      return result;
-    } catch (error) {
+    const failed = (error: unknown): never => {
       collector.record(tool, now() - start, 0, true);
       throw error;
+    };
+    let pending: Promise<ToolResult>;
+    try {
+      pending = next(tool, args, ctx);
+    } catch (error) {
+      return Promise.reject(error).catch(failed);
     }
+    // `.then` rather than async/await: one promise hop less on every call.
+    return pending.then((result) => {
+      collector.record(tool, now() - start, payloadBytes(result), result.isError === true);
+      return result;
+    }, failed);
   };
 }
