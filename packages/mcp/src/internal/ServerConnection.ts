@@ -1,13 +1,12 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
-import { join } from "node:path";
 import { type ErrorCode, type McpServerConfig, MeshflowError, type ToolDescriptor } from "@meshflow/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { McpError, ErrorCode as RpcCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { toDescriptor } from "./convert.js";
 import { createTransport, killIfAlive } from "./createTransport.js";
-import { StderrTail } from "./StderrTail.js";
-import { describeEndpoint, scrubText, secretValues } from "./secrets.js";
+import { callFailure, connectFailure, type FailureContext, listFailure } from "./failures.js";
+import { ServerLog } from "./ServerLog.js";
+import { describeEndpoint, secretValues } from "./secrets.js";
 
 /** Where a server connection stands. */
 export type ConnectionState = "idle" | "connecting" | "connected" | "failed" | "crashed" | "closed";
@@ -49,8 +48,8 @@ export class ServerConnection {
   lastError: MeshflowError | undefined;
   connects = 0;
   crashes = 0;
-  readonly stderr = new StderrTail();
   readonly secrets: string[];
+  private readonly log: ServerLog;
   /** The connected client, for the call fast path; undefined when not connected. */
   live: Client | undefined;
   private pidOf: () => number | undefined = () => undefined;
@@ -60,13 +59,16 @@ export class ServerConnection {
   private tools: ToolDescriptor[] | undefined;
   private listing: Promise<ToolDescriptor[]> | undefined;
   private generation = 0;
-  private log: WriteStream | undefined;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly settings: ConnectionSettings,
   ) {
     this.secrets = secretValues(config);
+    this.log = new ServerLog(config.name, this.secrets, {
+      ...(settings.stderrDir ? { dir: settings.stderrDir } : {}),
+      ...(settings.onStderr ? { onStderr: settings.onStderr } : {}),
+    });
   }
 
   get name(): string {
@@ -99,7 +101,7 @@ export class ServerConnection {
   private async open(): Promise<Client> {
     this.state = "connecting";
     // The tail describes the current process: a new attempt starts a new one.
-    this.stderr.clear();
+    this.log.restart();
     const client = new Client(this.settings.clientInfo, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.invalidateTools();
@@ -107,7 +109,7 @@ export class ServerConnection {
     });
     client.onclose = () => this.closed(client);
     // Transport errors also reach the pending requests; the client logs the rest to the server's log.
-    client.onerror = (error) => this.writeLog(`[meshflow] transport error: ${error.message}\n`);
+    client.onerror = (error) => this.log.note(`transport error: ${error.message}`);
     try {
       const transport = await this.transport();
       await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
@@ -115,7 +117,9 @@ export class ServerConnection {
       await client.close().catch(() => undefined);
       // A server that failed to initialize gets no grace period.
       killIfAlive(this.spawnedPid());
-      const failure = await this.connectFailure(error);
+      // Let the last stderr chunks of a dying process arrive before quoting them.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const failure = connectFailure(error, this.failureContext(), this.settings.connectTimeoutMs);
       if (!this.isClosed()) this.state = "failed";
       this.lastError = failure;
       this.emit({ type: "server.failed", code: failure.code, message: failure.message });
@@ -150,29 +154,10 @@ export class ServerConnection {
     const opened = createTransport(this.config);
     this.pidOf = opened.pid;
     this.spawnedPid = opened.spawnedPid;
-    opened.stderr?.on("data", (chunk: Buffer | string) => {
-      const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
-      this.stderr.push(text);
-      // Secrets of the config never reach a log, even when a server prints its own environment.
-      const safe = scrubText(text, this.secrets);
-      this.writeLog(safe);
-      this.settings.onStderr?.(this.name, safe);
-    });
+    opened.stderr?.on("data", (chunk: Buffer | string) =>
+      this.log.stderr(typeof chunk === "string" ? chunk : chunk.toString("utf8")),
+    );
     return opened.transport;
-  }
-
-  private writeLog(text: string): void {
-    const dir = this.settings.stderrDir;
-    if (!dir) return;
-    if (!this.log) {
-      mkdirSync(dir, { recursive: true });
-      this.log = createWriteStream(join(dir, `${this.name}.log`), { flags: "a" });
-      this.log.on("error", () => {
-        // A log that cannot be written must not take the server down with it.
-        this.log = undefined;
-      });
-    }
-    this.log.write(text);
   }
 
   private closed(client: Client): void {
@@ -190,31 +175,17 @@ export class ServerConnection {
 
   /** The stderr tail, scrubbed of the config's secret values, for error messages. */
   stderrTail(): string {
-    return scrubText(this.stderr.text(), this.secrets);
+    return this.log.tailText();
   }
 
-  private withTail(message: string): string {
-    const tail = this.stderrTail();
-    return tail ? `${message}; stderr:\n${indent(tail)}` : message;
-  }
-
-  private async connectFailure(error: unknown): Promise<MeshflowError> {
-    // Let the last stderr chunks of a dying process arrive before quoting them.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const where = `server "${this.name}" (${describeEndpoint(this.config)})`;
-    const details = { server: this.name, endpoint: describeEndpoint(this.config), stderrTail: this.stderrTail() };
-    if (error instanceof McpError && error.code === RpcCode.RequestTimeout)
-      return new MeshflowError(
-        "connect_timeout",
-        this.withTail(`${where} did not answer initialize within ${this.settings.connectTimeoutMs} ms`),
-        { cause: error, details },
-      );
-    const reason = error instanceof McpError && error.code === RpcCode.ConnectionClosed ? "exited" : errorText(error);
-    return new MeshflowError(
-      "server_unreachable",
-      this.withTail(`${where} could not be started or reached: ${scrubText(reason, this.secrets)}`),
-      { cause: error, details },
-    );
+  private failureContext(): FailureContext {
+    return {
+      server: this.name,
+      endpoint: describeEndpoint(this.config),
+      secrets: this.secrets,
+      tail: this.stderrTail(),
+      closedByPool: this.isClosed(),
+    };
   }
 
   /** Drops a connection whose transport failed without closing (HTTP), so the next call reconnects. */
@@ -256,16 +227,7 @@ export class ServerConnection {
         if (!cursor) break;
       }
     } catch (error) {
-      const code: ErrorCode =
-        error instanceof McpError && error.code === RpcCode.RequestTimeout
-          ? "call_timeout"
-          : error instanceof McpError && error.code === RpcCode.ConnectionClosed && !this.isClosed()
-            ? "server_crashed"
-            : "server_unreachable";
-      throw new MeshflowError(code, this.withTail(`server "${this.name}": tools/list failed: ${errorText(error)}`), {
-        cause: error,
-        details: { server: this.name },
-      });
+      throw listFailure(error, this.failureContext());
     }
     // A list_changed that arrived while paging makes this answer stale: hand it out, but do not cache it.
     if (generation === this.generation) {
@@ -295,29 +257,10 @@ export class ServerConnection {
     signal: AbortSignal | undefined,
     timeoutMs: number,
   ): { code: ErrorCode; message: string } {
-    const at = `server "${this.name}", tool "${tool}"`;
-    if (signal?.aborted) return { code: "aborted", message: `${at}: the call was aborted` };
-    if (error instanceof McpError) {
-      if (error.code === RpcCode.RequestTimeout)
-        return { code: "call_timeout", message: `${at}: no answer within ${timeoutMs} ms (the call was cancelled)` };
-      if (error.code === RpcCode.ConnectionClosed) {
-        if (this.state === "closed")
-          return { code: "aborted", message: `${at}: the client pool was closed during the call` };
-        return {
-          code: "server_crashed",
-          message: this.withTail(`${at}: the server exited during the call; the next call restarts it`),
-        };
-      }
-      return { code: "tool_error", message: `${at}: ${scrubText(error.message, this.secrets)}` };
-    }
-    if (error instanceof Error && error.name === "ZodError")
-      return { code: "tool_error", message: `${at}: the server's answer is not a valid tools/call result` };
-    // The transport itself failed (HTTP server gone, pipe closed): reconnect on the next call.
-    this.dropLive();
-    return {
-      code: "server_unreachable",
-      message: this.withTail(`${at}: ${scrubText(errorText(error), this.secrets)}`),
-    };
+    const { code, message, transportFailed } = callFailure(error, this.failureContext(), tool, signal, timeoutMs);
+    // A transport that failed without closing (HTTP server gone): reconnect on the next call.
+    if (transportFailed) this.dropLive();
+    return { code, message };
   }
 
   async close(): Promise<void> {
@@ -328,26 +271,10 @@ export class ServerConnection {
     this.live = undefined;
     await Promise.all([client?.close().catch(() => undefined), pending]);
     killIfAlive(this.spawnedPid());
-    await new Promise<void>((resolve) => (this.log ? this.log.end(resolve) : resolve()));
-    this.log = undefined;
+    await this.log.close();
   }
 
   private emit(event: PoolEventBody): void {
     this.settings.onEvent?.({ time: now(), server: this.name, ...event });
   }
-}
-
-function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error && !error.message.includes(cause.message)
-    ? `${error.message} (${cause.message})`
-    : error.message;
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n");
 }
