@@ -199,7 +199,7 @@ describe("flow run", () => {
     expect(result.stdout).toContain("✗ memory__nope: tool_not_found");
     expect(result.stdout).toContain("dry run: nothing was called; 1 call(s) would be refused");
     expect(ws.entities()).toEqual([]);
-    expect(existsSync(join(ws.dir, ".flow"))).toBe(false);
+    expect(existsSync(join(ws.dir, ".flow/runs"))).toBe(false);
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
   });
 

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerDiagnose } from "./register/diagnose.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -21,6 +22,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerStatus,
   registerRuns,
   registerTools,
+  registerDiagnose,
   registerWorkspaceServer,
 ];
 

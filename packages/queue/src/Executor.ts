@@ -1,5 +1,5 @@
 import type { ToolCall, ToolResult } from "@meshflow/core";
-import type { CallContext } from "./internal/mcpContract.js";
+import type { CallContext } from "@meshflow/mcp";
 
 /**
  * Runs tool calls somewhere: in this process ({@link InlineExecutor}) or on queue workers. An executor

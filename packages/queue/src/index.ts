@@ -1,4 +1,3 @@
 export type { CallJournal, JournalEntry, JournalStart } from "./CallJournal.js";
 export type { Executor } from "./Executor.js";
 export { InlineExecutor } from "./InlineExecutor.js";
-export type { CallContext, ToolHandler } from "./internal/mcpContract.js";

@@ -1,95 +1,99 @@
-import type { McpConfig, ToolDescriptor, ToolResult } from "@meshflow/core";
-import { MeshflowError, parseQualifiedName, qualifyToolName } from "@meshflow/core";
-import { InlineExecutor } from "@meshflow/queue";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpConfig, ToolDescriptor } from "@meshflow/core";
+import { MeshflowError } from "@meshflow/core";
+import type { ClientPool, ClientPoolOptions, EventSink, MetricsCollector, ToolHandler } from "@meshflow/mcp";
+import { type Executor, InlineExecutor } from "@meshflow/queue";
 import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
 /** Options of {@link createToolPlane}. */
 export interface ToolPlaneOptions extends RepertoireRulesOptions {
   mcpConfig: McpConfig;
+  /** Client pool settings: timeouts, a folder for the servers' stderr logs, transports for tests. */
+  pool?: ClientPoolOptions;
+  /** Middleware events: refusals, guard changes, skipped validation. */
+  onMiddlewareEvent?: EventSink;
+  /** Call metrics (latency percentiles, errors) of every call of the run. */
+  metrics?: MetricsCollector;
+  /** Runs calls somewhere else than in this process (a queue); default: an {@link InlineExecutor} over the chain. */
+  executor?: (chain: ToolHandler) => Executor;
 }
 
-/** Builds the tool side of runs from an MCP config. (Interim: direct SDK clients, exact names.) */
+interface Loaded {
+  pool: ClientPool;
+  chain: ToolHandler;
+  rules: RepertoireRules;
+}
+
+/**
+ * The tool side of runs, from an MCP config: a `ClientPool` (one client per server, shared), the
+ * middleware chain (metrics → guard → policy → confirmation → validation → call) behind an executor,
+ * and the repertoire rules (skills, capability index, alias maps, enrichers) with the resolver.
+ * The MCP and resolver layers load with the first server a run discovers: a PRD whose steps name no
+ * server needs neither.
+ *
+ * @example
+ * const plane = await createToolPlane({ mcpConfig: loadMcpConfig(), skillsDir: "skills" });
+ * const { tools, failures } = await plane.discover(["memory"]);
+ * await plane.close();
+ */
 export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPlane> {
-  // The resolver side loads with the first server: a PRD whose steps name no MCP server needs none of it.
-  let rules: RepertoireRules | undefined;
-  const loadRules = async (): Promise<RepertoireRules> => {
-    if (!rules) {
-      const { RepertoireRules } = await import("./internal/RepertoireRules.js");
-      rules = new RepertoireRules(options);
-    }
-    return rules;
+  let loading: Promise<Loaded> | undefined;
+  let loaded: Loaded | undefined;
+  let closed = false;
+  const load = (): Promise<Loaded> => {
+    loading ??= (async () => {
+      const [{ ClientPool, createToolChain }, { RepertoireRules }] = await Promise.all([
+        import("@meshflow/mcp"),
+        import("./internal/RepertoireRules.js"),
+      ]);
+      const pool = new ClientPool(options.mcpConfig.servers, {
+        clientInfo: { name: "meshflow", version: "0.1.0" },
+        ...options.pool,
+      });
+      const chain = createToolChain({
+        pool,
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(options.onMiddlewareEvent ? { onEvent: options.onMiddlewareEvent } : {}),
+      });
+      loaded = { pool, chain, rules: new RepertoireRules(options) };
+      return loaded;
+    })();
+    return loading;
   };
-  const clients = new Map<string, Promise<Client>>();
-  const tools = new Map<string, ToolDescriptor[]>();
-  const connect = (server: string): Promise<Client> => {
-    let client = clients.get(server);
-    if (!client) {
-      const config = options.mcpConfig.servers.get(server);
-      if (!config || !("command" in config)) throw new MeshflowError("server_unknown", `no stdio server "${server}"`);
-      client = (async () => {
-        const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-        const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-        const c = new Client({ name: "meshflow", version: "0.1.0" });
-        const transport = new StdioClientTransport({
-          command: config.command,
-          args: config.args,
-          env: { ...(process.env as Record<string, string>), ...config.env },
-          cwd: config.cwd,
-          stderr: "ignore",
-        });
-        await c.connect(transport);
-        return c;
-      })();
-      clients.set(server, client);
-    }
-    return client;
-  };
-  const executor = new InlineExecutor(async (name, args) => {
-    const parsed = parseQualifiedName(name);
-    if (!parsed) return { isError: true, code: "tool_not_found", content: [{ type: "text", text: name }] };
-    const client = await connect(parsed.server);
-    return (await client.callTool({ name: parsed.tool, arguments: args })) as ToolResult;
-  });
+  const chain: ToolHandler = async (name, args, ctx) => (await load()).chain(name, args, ctx);
+  const executor = options.executor ? options.executor(chain) : new InlineExecutor(chain);
+
   return {
     servers: () => [...options.mcpConfig.servers.keys()],
     async discover(servers) {
-      const failures: DiscoveryFailure[] = [];
-      for (const server of servers) {
-        if (tools.has(server)) continue;
-        try {
-          const client = await connect(server);
-          const listed = await client.listTools();
-          tools.set(
-            server,
-            listed.tools.map((t) => ({
-              qualifiedName: qualifyToolName(server, t.name),
-              server,
-              name: t.name,
-              description: t.description ?? "",
-              inputSchema: t.inputSchema as Record<string, unknown>,
-              annotations: t.annotations ?? {},
-            })),
-          );
-        } catch (error) {
-          failures.push({ server, code: "server_unreachable", message: (error as Error).message });
-        }
-      }
-      if (!servers.length) return { tools: [], failures };
-      const loaded = await loadRules();
-      const found = servers.flatMap((s) => tools.get(s) ?? []);
-      await loaded.classify([...tools.values()].flat());
-      return { tools: found, failures };
+      if (!servers.length) return { tools: [], failures: [] };
+      const { pool, rules } = await load();
+      const known = servers.filter((s) => options.mcpConfig.servers.has(s));
+      const failures: DiscoveryFailure[] = servers
+        .filter((s) => !options.mcpConfig.servers.has(s))
+        .map((server) => ({ server, code: "server_unknown", message: `no MCP server "${server}" is configured` }));
+      const found = await pool.discover(known);
+      for (const f of found.failures)
+        failures.push({
+          server: f.server,
+          code: f.code,
+          message: `${f.message}${f.stderrTail ? `\n  stderr: ${f.stderrTail.trim().split("\n").join("\n  stderr: ")}` : ""}`,
+        });
+      await rules.classify(found.tools);
+      return { tools: found.tools, failures };
     },
-    repertoire: (stepTools, specialist) => (rules && stepTools.length ? rules.repertoire(stepTools, specialist) : []),
-    resolve: (name, list, specialist) => {
-      if (!rules) throw new MeshflowError("tool_not_found", `no tool "${name}": the step has no MCP servers`);
-      return rules.resolve(name, list, specialist);
+    repertoire: (stepTools, specialist) =>
+      loaded && stepTools.length ? loaded.rules.repertoire(stepTools, specialist) : ([] as ToolDescriptor[]),
+    resolve(name, tools, specialist) {
+      if (!loaded) throw new MeshflowError("tool_not_found", `no tool "${name}": no MCP server was discovered`);
+      return loaded.rules.resolve(name, tools, specialist);
     },
     executor,
     async close() {
-      for (const c of clients.values()) await (await c.catch(() => undefined))?.close();
+      if (closed) return;
+      closed = true;
+      await executor.close();
+      if (loading) await (await loading).pool.close();
     },
   };
 }

@@ -2,15 +2,34 @@ import { hasErrors, loadMcpConfig, loadPrdFile, loadRoutingTable, type Plan, pla
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
+import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
+import { printFailure } from "./tools/list.js";
 
 /** Options of `flow plan`. */
 export interface PlanOptions {
   json?: boolean;
+  /** Connect to the steps' MCP servers and show each step's tools. */
+  discover?: boolean;
   mcpConfig?: string;
   routing?: string;
 }
 
-function printPlan(output: Output, file: string, plan: Plan, sources: string): void {
+function printStepTools(output: Output, tools: StepTools | undefined): void {
+  if (!tools) return;
+  const indent = " ".repeat(8);
+  output.out(
+    `${indent}${plural(tools.count, "tool")}, ${tools.schemaBytes.toLocaleString("en-US")} bytes of tool schemas`,
+  );
+  if (tools.names.length) output.out(`${indent}${tools.names.join(", ")}`);
+}
+
+function printPlan(
+  output: Output,
+  file: string,
+  plan: Plan,
+  sources: string,
+  discovery: PlanDiscovery | undefined,
+): void {
   output.out(`Plan for ${file} (${sources})`);
   for (const story of plan.stories) {
     const skipped = story.skipped ? "  — skipped: passes is true" : "";
@@ -19,6 +38,7 @@ function printPlan(output: Output, file: string, plan: Plan, sources: string): v
       const who = (step.specialist ?? "(no specialist)").padEnd(18);
       const servers = step.servers.length ? step.servers.join(", ") : "(no MCP servers)";
       output.out(`  step ${String(step.step).padEnd(3)} ${who} ${servers}`);
+      printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)));
     }
   }
   const toRun = plan.stories.filter((s) => !s.skipped);
@@ -41,6 +61,11 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
   }
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const plan = planPrd(loaded.prd, { file, routing, mcpConfig });
+  let discovery: PlanDiscovery | undefined;
+  if (options.discover) {
+    discovery = await discoverPlanTools(file, plan, mcpConfig);
+    plan.problems.push(...discovery.problems);
+  }
   const failed = hasErrors(plan.problems);
   if (options.json) {
     printJson(output, {
@@ -52,18 +77,23 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
         title,
         priority,
         skipped,
-        steps,
+        steps: discovery
+          ? steps.map((step) => ({ ...step, tools: discovery.steps.get(stepId(id, step.step)) ?? null }))
+          : steps,
       })),
       problems: plan.problems,
+      ...(discovery ? { failures: discovery.failures } : {}),
     });
   } else {
     const sources = `routing: ${routing.sources.join(" + ")}; MCP config: ${mcpConfig.file ?? "none found"}`;
-    printPlan(output, file, plan, sources);
+    printPlan(output, file, plan, sources, discovery);
     if (plan.problems.length) {
       printProblems(output, plan.problems);
       const errors = plan.problems.filter((p) => p.severity === "error").length;
       output.err(`${plural(errors, "problem")}, ${plural(plan.problems.length - errors, "warning")}`);
     }
+    for (const failure of discovery?.failures ?? []) printFailure(output, failure);
   }
+  if (discovery?.failures.length) return EXIT.environment;
   return failed ? EXIT.failure : EXIT.ok;
 }

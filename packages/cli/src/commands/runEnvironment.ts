@@ -47,6 +47,8 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
     mcpConfig,
     ...(skillsDir ? { skillsDir } : {}),
     cacheFile: join(store.root, "cache", "classifications.json"),
+    // Servers' stderr goes to a log file per server, never to the terminal the run draws on.
+    pool: { stderrDir: join(store.root, "logs") },
   });
   return { routing, mcpConfig, specialists, agents: paths, store, plane, skillsDir };
 }

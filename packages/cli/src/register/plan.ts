@@ -7,6 +7,7 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .description("show the preflight: story → step → specialist → MCP servers, in run order")
     .argument("<prd.json>", "the PRD file (never modified)")
     .option("--json", 'print {"stories": [{"id", "skipped", "steps"}], "problems"}')
+    .option("--discover", "start the steps' MCP servers: each step's tools (count, names) and schema size in bytes")
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addHelpText("after", EXIT_CODES_HELP)

@@ -1,5 +1,8 @@
 import { type Command, Option } from "commander";
+import { EXIT } from "../exitCodes.js";
 import { EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function toolsOptions(command: Command): Command {
   return command
@@ -24,12 +27,44 @@ function toolsOptions(command: Command): Command {
     .addHelpText("after", EXIT_CODES_HELP);
 }
 
-/** `flow tools resolve|classify|coverage`. */
+/** `flow tools list|call|resolve|classify|coverage`. */
 export const registerTools: Registrar = (program, { output, setExit }) => {
   const tools = program
     .command("tools")
-    .description("inspect the tools of the MCP servers: name resolution, capabilities, coverage")
-    .addHelpText("after", EXIT_CODES_HELP);
+    .description("the tools of the MCP servers: list, call, name resolution, capabilities, coverage")
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(() => {
+      // `flow tools` alone names no subcommand: a usage error, with the help on stderr.
+      tools.outputHelp({ error: true });
+      setExit(EXIT.usage);
+    });
+
+  tools
+    .command("list")
+    .description("every tool of every configured MCP server (a failing server is reported, the others listed)")
+    .option("--server <name>", "only this server (repeatable)", collect)
+    .option("--json", "print [{qualifiedName, server, name, description, annotations}]")
+    .addOption(mcpConfigOption())
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (options) => {
+      const { toolsListCommand } = await import("../commands/tools/list.js");
+      setExit(await toolsListCommand(options, output));
+    });
+
+  tools
+    .command("call")
+    .description("call <server>__<tool> through metrics → guard → policy → confirmation → validation")
+    .argument("<server__tool>", "qualified tool name, e.g. everything__echo")
+    .option("--args <json>", "arguments as a JSON object", "{}")
+    .option("--yes", "confirm a destructive tool (destructiveHint) for this call")
+    .option("--timeout <ms>", "cancel the call after this many milliseconds (default 60000)")
+    .option("--json", "print the whole result {content, structuredContent?, isError?, code?}")
+    .addOption(mcpConfigOption())
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (name: string, options) => {
+      const { toolsCallCommand } = await import("../commands/tools/call.js");
+      setExit(await toolsCallCommand(name, options, output));
+    });
 
   toolsOptions(
     tools

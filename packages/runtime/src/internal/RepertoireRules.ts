@@ -51,6 +51,7 @@ export class RepertoireRules {
   readonly #skills: Skill[];
   readonly #aliases: AliasMap;
   #index: CapabilityIndex;
+  readonly #known = new Map<string, ToolDescriptor>();
   #resolver: Resolver;
 
   constructor(options: RepertoireRulesOptions = {}) {
@@ -83,12 +84,15 @@ export class RepertoireRules {
     });
   }
 
-  /** Classifies the discovered tools (through the cache) so skills and the capability tier can use them. */
+  /** Classifies newly discovered tools (through the cache) so skills and the capability tier can use them. */
   async classify(tools: readonly ToolDescriptor[]): Promise<void> {
-    if (!this.#options.skillsDir || !tools.length) return;
+    if (!this.#options.skillsDir) return;
+    const fresh = tools.filter((t) => !this.#known.has(t.qualifiedName));
+    if (!fresh.length) return;
+    for (const t of fresh) this.#known.set(t.qualifiedName, t);
     const cache = new FileClassificationCache(this.#options.cacheFile);
     try {
-      this.#index = await classifyTools(tools, {
+      this.#index = await classifyTools([...this.#known.values()], {
         catalog: this.#catalog,
         cache,
         ...(this.#overrides ? { overrides: this.#overrides } : {}),
