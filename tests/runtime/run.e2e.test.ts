@@ -120,6 +120,10 @@ describe("flow run", () => {
         mcpTools: { step1: ["memory"] },
         calls: { step1: [{ tool: "filesystem__write_file", args: { path: join(ws.files, "x"), content: "x" } }] },
       },
+      {
+        mcpTools: { step1: ["memory"] },
+        calls: { step1: [{ tool: "memory__create_entities", args: { entities: "x" } }] },
+      },
     ]);
     const result = await ws.flow(["run", "prd.json", "--json"]);
     expect(result.code).toBe(1);
@@ -127,7 +131,9 @@ describe("flow run", () => {
     expect(refusals.map((e) => [e.storyId, e.tool, e.code])).toEqual([
       ["US-001", "memory__no_such_tool", "tool_not_found"],
       ["US-002", "filesystem__write_file", "not_in_repertoire"],
+      ["US-003", "memory__create_entities", "invalid_arguments"],
     ]);
+    expect(ws.entities()).toEqual([]);
     const [notFound] = refusals;
     expect(notFound?.type === "tool.refused" && notFound.message).toMatch(/did you mean .*memory__/);
     expect(existsSync(join(ws.files, "x"))).toBe(false);
