@@ -2,7 +2,12 @@ export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
 export { type GateResult, runVerify, type VerifyResult } from "./gate/runVerify.js";
-export { type PassMark, writeStoriesPassed, writeStoryPassed } from "./gate/writeStoryPassed.js";
+export {
+  type PassMark,
+  type WriteBackCache,
+  writeStoriesPassed,
+  writeStoryPassed,
+} from "./gate/writeStoryPassed.js";
 export { canonicalJson, digestOf } from "./internal/digest.js";
 export { processAlive } from "./internal/ndjson.js";
 export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";

@@ -34,6 +34,21 @@ describe("writeStoriesPassed", () => {
     expect(readFileSync(path, "utf8")).toBe(once);
   });
 
+  it("gives the same bytes when it reuses the located fields of its own last write", () => {
+    const stories = Array.from({ length: 6 }, (_, i) => ({ id: `S${i}`, notes: i % 2 ? 'n"q' : "", passes: false }));
+    const text = `${JSON.stringify({ userStories: stories }, null, 2)}\n`;
+    const cached = file(text);
+    const fresh = file(text);
+    const cache = {};
+    for (const batch of [["S1", "S4"], ["S0"], ["S5", "S2"], ["S3"]]) {
+      const marks = batch.map((storyId) => ({ storyId, note: `run ${storyId} ✓` }));
+      writeStoriesPassed(cached, marks, cache);
+      writeStoriesPassed(fresh, marks);
+      expect(readFileSync(cached, "utf8")).toBe(readFileSync(fresh, "utf8"));
+    }
+    expect(JSON.parse(readFileSync(cached, "utf8")).userStories.every((s: { passes: boolean }) => s.passes)).toBe(true);
+  });
+
   it("refuses a story that is no longer in the PRD, leaving the file untouched", () => {
     const text = '{"userStories": [{"id": "A", "passes": false, "notes": ""}]}';
     const path = file(text);

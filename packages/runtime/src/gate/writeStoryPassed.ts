@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { MeshflowError } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, parse } from "jsonc-parser";
 import { writeFileAtomic } from "../internal/atomicWrite.js";
-import { locateStoryFields } from "./locateStoryFields.js";
+import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
 export interface PassMark {
@@ -50,11 +50,15 @@ function markWithEdits(text: string, file: string, mark: PassMark): string {
  * file atomically (temp file + rename, same mode). Idempotent: a story already carrying its note is
  * left alone. Throws `prd_changed` when a story is gone.
  */
-export function writeStoriesPassed(file: string, marks: readonly PassMark[]): { changed: number } {
+export function writeStoriesPassed(
+  file: string,
+  marks: readonly PassMark[],
+  cache?: WriteBackCache,
+): { changed: number } {
   if (!marks.length) return { changed: 0 };
   const original = readFileSync(file, "utf8");
   let text = original;
-  const fields = locateStoryFields(text);
+  const fields = cache?.text === original ? cache.fields : locateStoryFields(text);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
   for (const mark of marks) {
@@ -77,9 +81,60 @@ export function writeStoriesPassed(file: string, marks: readonly PassMark[]): { 
   parts.push(text.slice(at));
   text = parts.join("");
   for (const mark of slow) text = markWithEdits(text, file, mark);
+  if (cache) {
+    cache.text = text;
+    cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
+  }
   if (text === original) return { changed: 0 };
   writeFileAtomic(file, text, { mode: statSync(file).mode & 0o7777 });
   return { changed: splices.length / 2 + slow.length };
+}
+
+/**
+ * What the last write left in the file, so the next write of the same process skips locating the
+ * stories again when nobody else changed the file in between (a big PRD gets many quick writes).
+ */
+export interface WriteBackCache {
+  text?: string;
+  fields?: Map<string, StoryFields> | undefined;
+}
+
+/** The story fields after `splices` (ascending, non-overlapping) were applied. */
+function shifted(
+  fields: ReadonlyMap<string, StoryFields>,
+  splices: ReadonlyArray<{ start: number; end: number; value: string }>,
+): Map<string, StoryFields> {
+  const starts = splices.map((s) => s.start);
+  // Total length change of the splices that end at or before `offset`.
+  const deltas: number[] = [0];
+  for (const s of splices) deltas.push((deltas.at(-1) ?? 0) + s.value.length - (s.end - s.start));
+  const move = (span: Span | undefined): Span | undefined => {
+    if (!span) return undefined;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((starts[mid] ?? 0) < span[0]) lo = mid + 1;
+      else hi = mid;
+    }
+    const base = span[0] + (deltas[lo] ?? 0);
+    const own = splices[lo];
+    return own && own.start === span[0] ? [base, base + own.value.length] : [base, base + span[1] - span[0]];
+  };
+  const byStart = new Map(splices.map((s) => [s.start, s]));
+  const next = new Map<string, StoryFields>();
+  for (const [id, f] of fields) {
+    const notes = move(f.notes);
+    const rewritten = f.notes ? byStart.get(f.notes[0]) : undefined;
+    next.set(id, {
+      ...(f.passes ? { passes: move(f.passes) } : {}),
+      ...(notes ? { notes } : {}),
+      ...(f.notesValue !== undefined
+        ? { notesValue: rewritten ? (JSON.parse(rewritten.value) as string) : f.notesValue }
+        : {}),
+    });
+  }
+  return next;
 }
 
 /** {@link writeStoriesPassed} for one story. */

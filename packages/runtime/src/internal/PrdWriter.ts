@@ -1,4 +1,4 @@
-import { type PassMark, writeStoriesPassed } from "../gate/writeStoryPassed.js";
+import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
 
 /**
  * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
@@ -13,6 +13,7 @@ export class PrdWriter {
   #pending: PassMark[] = [];
   #last = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
+  readonly #cache: WriteBackCache = {};
 
   constructor(
     file: string,
@@ -40,7 +41,7 @@ export class PrdWriter {
     if (!marks.length) return;
     this.#last = performance.now();
     try {
-      writeStoriesPassed(this.#file, marks);
+      writeStoriesPassed(this.#file, marks, this.#cache);
     } catch (error) {
       this.#onError(error, marks);
     }

@@ -55,7 +55,17 @@ export type ChiefEvent =
   | { type: "FAILED"; code: string; message: string }
   | { type: "ABORT" };
 
-const now = () => new Date().toISOString();
+let lastMs = 0;
+let lastIso = "";
+/** ISO time of an event; many events share a millisecond, so the string is made once per millisecond. */
+function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 
 /**
