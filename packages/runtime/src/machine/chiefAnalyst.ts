@@ -66,6 +66,8 @@ function now(): string {
   }
   return lastIso;
 }
+/** The gate's verdict for a story without verify commands. */
+const NO_VERIFY: GateResult = { passed: true, results: [], summary: "no verify commands" };
 const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 
 /**
@@ -187,11 +189,34 @@ export function createChiefAnalyst(services: ChiefServices) {
         on: {
           STEP_DONE: [
             {
+              // A story without verify commands passes its gate at once: no round trip to the runtime.
+              guard: ({ context, event }) =>
+                event.result.status === "passed" && isLastStep(context) && !planned(context)?.story.verify?.length,
+              target: "concluding",
+              actions: [
+                emit(({ context, event }) => stepFinished(context, event.result)),
+                emit(({ context }) => ({
+                  type: "gate.finished" as const,
+                  ...base(context),
+                  storyId: storyId(context),
+                  passed: true,
+                  commands: 0,
+                  summary: NO_VERIFY.summary,
+                })),
+                assign(({ context, event }) => ({
+                  steps: [...context.steps, event.result],
+                  gate: NO_VERIFY,
+                  storyStatus: "passed" as const,
+                  storySummary: `all steps passed; ${NO_VERIFY.summary}`,
+                })),
+              ],
+            },
+            {
               guard: ({ context, event }) => event.result.status === "passed" && isLastStep(context),
               target: "gating",
               actions: [
-                assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
                 emit(({ context, event }) => stepFinished(context, event.result)),
+                assign(({ context, event }) => ({ steps: [...context.steps, event.result] })),
               ],
             },
             {
