@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { type McpConfig, MeshflowError, type RoutingTable, type RunEvent, toMeshflowError } from "@meshflow/core";
-import { type Actor, createActor, type Snapshot } from "xstate";
+import { type Actor, createActor, type StateValue } from "xstate";
 import { runVerify } from "./gate/runVerify.js";
 import type { PassMark } from "./gate/writeStoryPassed.js";
 import { PrdWriter } from "./internal/PrdWriter.js";
@@ -65,6 +65,12 @@ type Mode =
   | { kind: "resume"; handle: RunHandle; checked: Preflight; snapshot: unknown };
 
 const now = () => new Date().toISOString();
+
+/** What `snapshot.ndjson` holds per line: the machine's state value and context. */
+interface PersistedRun {
+  value: StateValue;
+  context: ChiefContext;
+}
 
 /** Starts a run of a PRD: preflight, then every selected story through the chief-analyst machine. */
 export function startRun(deps: RunDependencies, options: StartRunOptions): Promise<RunSession> {
@@ -283,10 +289,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     return undefined;
   }
 
-  const snapshot = mode.kind === "resume" ? (mode.snapshot as Snapshot<unknown> | undefined) : undefined;
+  // The machine has no children and no history states: its state value and context are its whole
+  // state, persisted as such and restored with `resolveState`.
+  const saved = mode.kind === "resume" ? (mode.snapshot as PersistedRun | undefined) : undefined;
+  const snapshot = saved ? machine.resolveState({ value: saved.value, context: saved.context }) : undefined;
   const actor: Actor<typeof machine> = createActor(machine, {
     input: { runId },
-    ...(snapshot ? { snapshot: snapshot as never } : {}),
+    ...(snapshot ? { snapshot } : {}),
   });
   actor.on("*", (event) => emit(event as RunEvent));
 
@@ -310,7 +319,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (controller.signal.aborted) continue;
       }
-      if (handle) handle.saveSnapshot(actor.getPersistedSnapshot());
+      if (handle) handle.saveSnapshot({ value: state.value, context: state.context } satisfies PersistedRun);
       const pending = work(state);
       if (!pending) {
         actor.send({ type: "FAILED", code: "internal", message: `no work for state ${JSON.stringify(state.value)}` });
@@ -371,7 +380,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     for (const event of await h.events())
       if (event.type === "story.finished" && event.status === "passed") prdWriter().mark(passMark(h, event.storyId));
     writer?.flush();
-    emit({ type: "run.resumed", time: now(), runId, prd: mode.checked.plan.prdFile, state: describe(snapshot) });
+    emit({
+      type: "run.resumed",
+      time: now(),
+      runId,
+      prd: mode.checked.plan.prdFile,
+      state: saved ? JSON.stringify(saved.value) : "start",
+    });
   }
   actor.start();
   const done = drive().then(finish);
@@ -383,9 +398,4 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       controller.abort();
     },
   };
-}
-
-function describe(snapshot: Snapshot<unknown> | undefined): string {
-  const value = (snapshot as { value?: unknown } | undefined)?.value;
-  return value === undefined ? "start" : JSON.stringify(value);
 }
