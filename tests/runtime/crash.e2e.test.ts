@@ -106,6 +106,8 @@ describe("flow resume after SIGKILL", () => {
         },
       },
     ]);
+    // Events are published only after the state they describe is persisted: once step 1 is reported
+    // finished, no resume runs it again, wherever the kill lands after that.
     const first = await killAt(ws, (e) => e.type === "step.finished" && e.step === 1);
     expect(first.filter((e) => e.type === "step.finished")).toHaveLength(1);
     writeFileSync(join(ws.files, "release"), "");

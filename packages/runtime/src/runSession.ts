@@ -297,7 +297,23 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     input: { runId },
     ...(snapshot ? { snapshot } : {}),
   });
-  actor.on("*", (event) => emit(event as RunEvent));
+  // The machine's events are held until the state they describe is persisted: whoever sees
+  // `step.finished` (stdout, the events file) can count on a resume not running that step again.
+  let held: RunEvent[] = [];
+  actor.on("*", (event) => {
+    handle?.appendEvent(event as RunEvent);
+    held.push(event as RunEvent);
+  });
+  /** Sends an event to the machine, persists the state it leads to, then publishes its events. */
+  const transition = (event: ChiefEvent): void => {
+    actor.send(event);
+    const state = actor.getSnapshot();
+    if (handle && state.status === "active")
+      handle.saveSnapshot({ value: state.value, context: state.context } satisfies PersistedRun);
+    const out = held;
+    held = [];
+    for (const e of out) deps.onEvent?.(e);
+  };
 
   /** Drives the machine: does what its state asks, reports back, persists the snapshot after each step. */
   async function drive(): Promise<void> {
@@ -307,7 +323,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         // The calls in flight finish and are journaled before the run is marked aborted, so
         // `run.finished` is the last event and a resume replays them.
         await runner?.drain();
-        actor.send({ type: "ABORT" });
+        transition({ type: "ABORT" });
         return;
       }
       const state = actor.getSnapshot();
@@ -319,10 +335,9 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (controller.signal.aborted) continue;
       }
-      if (handle) handle.saveSnapshot({ value: state.value, context: state.context } satisfies PersistedRun);
       const pending = work(state);
       if (!pending) {
-        actor.send({ type: "FAILED", code: "internal", message: `no work for state ${JSON.stringify(state.value)}` });
+        transition({ type: "FAILED", code: "internal", message: `no work for state ${JSON.stringify(state.value)}` });
         return;
       }
       let event: ChiefEvent | undefined;
@@ -333,7 +348,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         const failure = toMeshflowError(error);
         event = { type: "FAILED", code: failure.code, message: failure.message };
       }
-      if (event && !controller.signal.aborted) actor.send(event);
+      if (event && !controller.signal.aborted) transition(event);
     }
   }
 
@@ -389,6 +404,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     });
   }
   actor.start();
+  if (snapshot) transition({ type: "RESUME" });
   const done = drive().then(finish);
 
   return {

@@ -53,6 +53,8 @@ export type ChiefEvent =
   | { type: "GATE_DONE"; gate: GateResult }
   | { type: "CONCLUDED"; status: StepStatus; summary: string }
   | { type: "FAILED"; code: string; message: string }
+  /** Sent once after a restored run starts: an interrupted step starts again (and says so). */
+  | { type: "RESUME" }
   | { type: "ABORT" };
 
 let lastMs = 0;
@@ -187,6 +189,7 @@ export function createChiefAnalyst(services: ChiefServices) {
           };
         }),
         on: {
+          RESUME: { target: "working", reenter: true },
           STEP_DONE: [
             {
               // A story without verify commands passes its gate at once: no round trip to the runtime.
