@@ -59,6 +59,7 @@ async function drive(session: RunSession, view: View, output: Output): Promise<R
 }
 
 function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
+  for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
   if (summary.error) {
     const problems = (summary.error.details.problems ?? []) as Problem[];
     if (options.json)
