@@ -1,0 +1,90 @@
+import { MeshflowError } from "@meshflow/core";
+import type { Redis } from "ioredis";
+import { serverInfo } from "./internal/RedisAdapter.js";
+
+/**
+ * `worker`: reconnects forever and never fails a command while Redis is away (`maxRetriesPerRequest:
+ * null`, what BullMQ workers require), so a Redis restart only pauses work. `client`: short-lived
+ * commands (`flow enqueue`, `flow status`) that should report an unreachable Redis instead of waiting.
+ */
+export type RedisRole = "worker" | "client";
+
+/** Options of {@link connectRedis}. */
+export interface ConnectRedisOptions {
+  role?: RedisRole;
+  /** Give up the first connection after this long (default 5 s). */
+  connectTimeoutMs?: number;
+  /** CLIENT SETNAME, shown by `CLIENT LIST`. */
+  name?: string;
+}
+
+/** A Redis URL with its password replaced, safe to print. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(invalid Redis URL)";
+  }
+}
+
+const detail = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Connects to Redis at `url` and waits until it answers. Throws `redis_unavailable` (the URL named,
+ * password hidden) when it cannot, `redis_misconfigured` for a URL that is not one.
+ *
+ * @example
+ * const redis = await connectRedis("redis://127.0.0.1:6379", { role: "worker" });
+ */
+export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
+  const where = redactRedisUrl(url);
+  if (!/^rediss?:\/\//.test(url))
+    throw new MeshflowError("redis_misconfigured", `not a Redis URL: ${where} (expected redis://host:port)`);
+  const { Redis } = await import("ioredis");
+  const worker = options.role === "worker";
+  let client: Redis;
+  try {
+    client = new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      maxRetriesPerRequest: worker ? null : 3,
+      // The first connection gets a few quick tries; after it, see below.
+      retryStrategy: (times) => (times > 3 ? null : times * 200),
+      ...(options.name ? { connectionName: options.name } : {}),
+    });
+  } catch (cause) {
+    throw new MeshflowError("redis_misconfigured", `invalid Redis URL ${where}: ${detail(cause)}`, { cause });
+  }
+  // Errors surface through connect() and the commands; without a listener ioredis prints them.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (cause) {
+    client.disconnect();
+    throw new MeshflowError("redis_unavailable", `cannot connect to Redis at ${where}: ${detail(cause)}`, {
+      cause,
+      details: { url: where },
+    });
+  }
+  // Once connected, a worker waits out any outage (BullMQ resumes where it was); a client gives up.
+  client.options.retryStrategy = worker ? (times) => Math.min(times * 200, 2_000) : (times) => (times > 5 ? null : 200);
+  return client;
+}
+
+/**
+ * Refuses a Redis that may evict keys: an evicted job, lock or journal entry would lose or repeat
+ * tool calls. Throws `redis_misconfigured` naming the policy found and how to fix it.
+ */
+export async function assertNoEviction(client: Redis, url: string): Promise<void> {
+  const policy = (await serverInfo(client, "memory")).get("maxmemory_policy");
+  if (policy === undefined || policy === "noeviction") return;
+  throw new MeshflowError(
+    "redis_misconfigured",
+    `Redis at ${redactRedisUrl(url)} has maxmemory-policy ${policy}; meshflow's queues need noeviction ` +
+      "(an evicted job, lock or journal entry would lose or repeat tool calls). Set it in redis.conf " +
+      "(maxmemory-policy noeviction) or with: redis-cli CONFIG SET maxmemory-policy noeviction",
+    { details: { url: redactRedisUrl(url), policy } },
+  );
+}

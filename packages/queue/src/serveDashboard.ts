@@ -1,0 +1,77 @@
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
+import { MeshflowError } from "@meshflow/core";
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
+
+/** Options of {@link serveDashboard}. */
+export interface DashboardOptions {
+  /** A connected client; the caller closes it after the dashboard. */
+  redis: Redis;
+  settings?: Partial<QueueSettings>;
+  /** TCP port on 127.0.0.1 (default 3000; 0 picks a free one). */
+  port?: number;
+  /** Read-only board: no retry, remove or promote buttons. */
+  readOnly?: boolean;
+}
+
+/** A running dashboard. */
+export interface Dashboard {
+  /** `http://127.0.0.1:<port>/`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves Bull Board for meshflow's queues (runs and calls) on the loopback interface only: the board
+ * can retry and remove jobs, so it is never exposed to the network; reach it from elsewhere through
+ * an SSH tunnel.
+ *
+ * @example
+ * const board = await serveDashboard({ redis, port: 3000 });
+ * console.log(board.url);
+ */
+export async function serveDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const settings = queueSettings(options.settings);
+  const [{ Queue }, { createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import("bullmq"),
+    import("@bull-board/api"),
+    import("@bull-board/api/bullMQAdapter"),
+    import("@bull-board/express"),
+  ]);
+  const prefix = bullPrefix(settings);
+  const queues: Queue[] = [RUNS_QUEUE, CALLS_QUEUE].map(
+    (name) => new Queue(name, { connection: options.redis, prefix }),
+  );
+  for (const queue of queues) queue.on("error", () => {});
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath("/");
+  createBullBoard({
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly === true })),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: `meshflow (${settings.prefix})` } },
+  });
+  const server = createServer(serverAdapter.getRouter() as RequestListener);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new MeshflowError(
+          error.code === "EADDRINUSE" ? "usage" : "internal",
+          `cannot serve the dashboard on 127.0.0.1:${options.port ?? 3000}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    server.listen(options.port ?? 3000, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}
