@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerDashboard } from "./register/dashboard.js";
 import { registerDiagnose } from "./register/diagnose.js";
+import { registerEnqueue } from "./register/enqueue.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -11,6 +13,7 @@ import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
+import { registerWorker } from "./register/worker.js";
 import { registerWorkspaceServer } from "./register/workspaceServer.js";
 
 /** Every command, in the order `flow --help` lists them. */
@@ -21,6 +24,9 @@ const REGISTRARS: readonly Registrar[] = [
   registerResume,
   registerStatus,
   registerRuns,
+  registerEnqueue,
+  registerWorker,
+  registerDashboard,
   registerTools,
   registerDiagnose,
   registerWorkspaceServer,

@@ -173,7 +173,7 @@ export class QueueWorker {
     const controller = new AbortController();
     this.#runAborts.add(controller);
     try {
-      await this.#board.started(data.runId, this.name);
+      await this.#board.started(data.runId, this.name, { attempt: job.name === PRD_JOB });
       this.#options.onEvent?.({
         type: "run.started",
         runId: data.runId,

@@ -139,9 +139,9 @@ export class RunBoard {
     return this.#adapter.runOfDigest(digest);
   }
 
-  /** A worker started (or resumed) the run. */
-  async started(runId: string, worker: string): Promise<void> {
-    await this.#adapter.incrementRun(runId, "attempts");
+  /** A worker started (or resumed) the run; `attempt: false` for one story of a per-story run. */
+  async started(runId: string, worker: string, options: { attempt?: boolean } = {}): Promise<void> {
+    if (options.attempt !== false) await this.#adapter.incrementRun(runId, "attempts");
     const time = iso();
     await this.#adapter.updateRun(runId, { status: "running", worker, startedAt: time, updatedAt: time, error: "" });
   }

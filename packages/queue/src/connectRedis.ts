@@ -2,6 +2,9 @@ import { MeshflowError } from "@meshflow/core";
 import type { Redis } from "ioredis";
 import { serverInfo } from "./internal/RedisAdapter.js";
 
+/** The ioredis client meshflow's queue classes take. */
+export type RedisClient = Redis;
+
 /**
  * `worker`: reconnects forever and never fails a command while Redis is away (`maxRetriesPerRequest:
  * null`, what BullMQ workers require), so a Redis restart only pauses work. `client`: short-lived

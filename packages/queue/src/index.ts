@@ -6,6 +6,7 @@ export {
   assertNoEviction,
   type ConnectRedisOptions,
   connectRedis,
+  type RedisClient,
   type RedisRole,
   redactRedisUrl,
 } from "./connectRedis.js";

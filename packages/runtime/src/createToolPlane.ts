@@ -10,6 +10,11 @@ export interface ToolPlaneOptions extends RepertoireRulesOptions {
   mcpConfig: McpConfig;
   /** Client pool settings: timeouts, a folder for the servers' stderr logs, transports for tests. */
   pool?: ClientPoolOptions;
+  /**
+   * A pool to use instead of making one (a queue worker shares its pool between discovery and the
+   * calls it executes). The plane does not close it: its owner does.
+   */
+  clientPool?: ClientPool;
   /** Middleware events: refusals, guard changes, skipped validation. */
   onMiddlewareEvent?: EventSink;
   /** Call metrics (latency percentiles, errors) of every call of the run. */
@@ -46,10 +51,12 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
         import("@meshflow/mcp"),
         import("./internal/RepertoireRules.js"),
       ]);
-      const pool = new ClientPool(options.mcpConfig.servers, {
-        clientInfo: { name: "meshflow", version: "0.1.0" },
-        ...options.pool,
-      });
+      const pool =
+        options.clientPool ??
+        new ClientPool(options.mcpConfig.servers, {
+          clientInfo: { name: "meshflow", version: "0.1.0" },
+          ...options.pool,
+        });
       const chain = createToolChain({
         pool,
         ...(options.metrics ? { metrics: options.metrics } : {}),
@@ -93,7 +100,7 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
       if (closed) return;
       closed = true;
       await executor.close();
-      if (loading) await (await loading).pool.close();
+      if (loading && !options.clientPool) await (await loading).pool.close();
     },
   };
 }

@@ -82,7 +82,7 @@ async function withEnvironment<T>(options: EnvironmentOptions, use: (env: RunEnv
   try {
     return await use(env);
   } finally {
-    await env.plane.close();
+    await env.close();
   }
 }
 
@@ -151,6 +151,9 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
     const { record } = await new FileRunStore(options.store).read(runId);
     const env: EnvironmentOptions = {
       store: options.store,
+      executor: options.executor,
+      redis: options.redis,
+      redisPrefix: options.redisPrefix,
       mcpConfig: options.mcpConfig ?? record.options.mcpConfig,
       routing: options.routing ?? record.options.routing,
       agents: options.agents ?? record.options.agents,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import { loadMcpConfig, loadRoutingTable, type McpConfig, type RoutingTable } from "@meshflow/core";
+import { loadMcpConfig, loadRoutingTable, type McpConfig, MeshflowError, type RoutingTable } from "@meshflow/core";
+import type { Executor } from "@meshflow/queue";
 import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
 
 /** Options every run command shares. */
@@ -10,6 +11,11 @@ export interface EnvironmentOptions {
   agents?: string[] | string;
   store?: string;
   skills?: string;
+  /** `inline` (default) or `queue`: tool calls as BullMQ jobs for `flow worker`s. */
+  executor?: string;
+  /** Redis of the queue (with `executor: "queue"`). */
+  redis?: string;
+  redisPrefix?: string;
 }
 
 /** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
@@ -23,14 +29,23 @@ export interface RunEnvironment {
   plane: ToolPlane;
   /** The skills folder in use (absolute), recorded for resume. */
   skillsDir: string | undefined;
+  /** Closes the plane (MCP servers, executor) and the queue's Redis connection. */
+  close(): Promise<void>;
 }
 
 const DEFAULT_AGENTS = "agents";
 
-function agentPaths(agents: string[] | string | undefined): { paths: string[]; optional: string[] } {
+/** Specialist folders from `--agents` (PATH-like lists too); the default `./agents` may be missing. */
+export function agentPaths(agents: string[] | string | undefined): { paths: string[]; optional: string[] } {
   if (agents === undefined) return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)] };
   const list = typeof agents === "string" ? agents.split(delimiter) : agents.flatMap((a) => a.split(delimiter));
   return { paths: list.filter(Boolean).map((p) => resolve(p)), optional: [] };
+}
+
+/** The skills folder: `--skills`, else `./skills` when it exists (absolute), else none. */
+export function resolveSkillsDir(option: string | undefined): string | undefined {
+  const skills = option ? resolve(option) : resolve("skills");
+  return option || existsSync(skills) ? skills : undefined;
 }
 
 /** Builds the environment of `flow run` / `flow resume`. The caller closes `plane`. */
@@ -41,14 +56,50 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   const loaded = await loadSpecialists(paths, { optional });
   const specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
   const store = new FileRunStore(options.store);
-  const skills = options.skills ? resolve(options.skills) : resolve("skills");
-  const skillsDir = options.skills || existsSync(skills) ? skills : undefined;
-  const plane = await createToolPlane({
-    mcpConfig,
-    ...(skillsDir ? { skillsDir } : {}),
-    cacheFile: join(store.root, "cache", "classifications.json"),
-    // Servers' stderr goes to a log file per server, never to the terminal the run draws on.
-    pool: { stderrDir: join(store.root, "logs") },
-  });
-  return { routing, mcpConfig, specialists, agents: paths, store, plane, skillsDir };
+  const skillsDir = resolveSkillsDir(options.skills);
+  const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
+  let plane: ToolPlane;
+  try {
+    plane = await createToolPlane({
+      mcpConfig,
+      ...(skillsDir ? { skillsDir } : {}),
+      cacheFile: join(store.root, "cache", "classifications.json"),
+      // Servers' stderr goes to a log file per server, never to the terminal the run draws on.
+      pool: { stderrDir: join(store.root, "logs") },
+      ...(queue ? { executor: () => queue.executor } : {}),
+    });
+  } catch (error) {
+    await queue?.close();
+    throw error;
+  }
+  const close = async () => {
+    await plane.close();
+    await queue?.close();
+  };
+  return { routing, mcpConfig, specialists, agents: paths, store, plane, skillsDir, close };
+}
+
+/** `--executor queue`: tool calls go to `flow worker`s through the queue on `--redis`. */
+async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executor: Executor; close(): Promise<void> }> {
+  if (!options.redis)
+    throw new MeshflowError("usage", "--executor queue needs --redis <url> (or FLOW_REDIS_URL): the Redis the workers use");
+  const { assertNoEviction, connectRedis, QueueExecutor } = await import("@meshflow/queue");
+  const redis = await connectRedis(options.redis, { role: "worker", name: "meshflow:run" });
+  try {
+    await assertNoEviction(redis, options.redis);
+    const executor = await QueueExecutor.open({
+      redis,
+      settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
+    });
+    return {
+      executor,
+      async close() {
+        await executor.close();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    };
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
 }

@@ -27,7 +27,7 @@ export function effectiveStatus(record: RunRecord, alive: (pid: number) => boole
 }
 
 /** Rebuilds per-story progress from a run's events (the last attempt of a step wins). */
-export function storyReports(record: RunRecord, events: readonly RunEvent[]): StoryReport[] {
+export function storyReports(record: Pick<RunRecord, "stories">, events: readonly RunEvent[]): StoryReport[] {
   const stories = new Map<string, StoryReport>(
     record.stories.map((id) => [id, { id, status: "pending", summary: "", steps: [] }]),
   );

@@ -1,3 +1,4 @@
+import { Option } from "commander";
 import {
   agentsOption,
   EXIT_CODES_HELP,
@@ -5,6 +6,8 @@ import {
   type Registrar,
   routingOption,
   skillsOption,
+  redisOption,
+  redisPrefixOption,
   storeOption,
 } from "./shared.js";
 
@@ -19,6 +22,13 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .addOption(agentsOption())
     .addOption(storeOption())
     .addOption(skillsOption())
+    .addOption(
+      new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
+        .choices(["inline", "queue"])
+        .default("inline"),
+    )
+    .addOption(redisOption("Redis of the queue (with --executor queue)"))
+    .addOption(redisPrefixOption())
     .option("--json", "print the run events as NDJSON on stdout")
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string, options) => {

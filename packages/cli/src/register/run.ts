@@ -6,6 +6,8 @@ import {
   type Registrar,
   routingOption,
   skillsOption,
+  redisOption,
+  redisPrefixOption,
   storeOption,
 } from "./shared.js";
 
@@ -20,6 +22,13 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     .addOption(agentsOption())
     .addOption(storeOption())
     .addOption(skillsOption())
+    .addOption(
+      new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
+        .choices(["inline", "queue"])
+        .default("inline"),
+    )
+    .addOption(redisOption("Redis of the queue (with --executor queue)"))
+    .addOption(redisPrefixOption())
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked")
     .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")

@@ -1,4 +1,4 @@
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
@@ -49,4 +49,23 @@ export function skillsOption(): Option {
     "--skills <dir>",
     "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
   ).env("FLOW_SKILLS");
+}
+
+/** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues. */
+export function redisOption(description = "Redis of the queues (redis://host:port)"): Option {
+  return new Option("--redis <url>", description).env("FLOW_REDIS_URL");
+}
+
+/** `--redis-prefix <prefix>` (env FLOW_REDIS_PREFIX): the one key prefix of everything meshflow keeps in Redis. */
+export function redisPrefixOption(): Option {
+  return new Option("--redis-prefix <prefix>", "key prefix in that Redis").env("FLOW_REDIS_PREFIX").default("meshflow:");
+}
+
+/** Parses a positive integer option value (commander's argParser). */
+export function positiveInt(name: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return n;
+  };
 }

@@ -1,15 +1,23 @@
-import { EXIT_CODES_HELP, type Registrar, storeOption } from "./shared.js";
+import { Option } from "commander";
+import { EXIT_CODES_HELP, type Registrar, redisPrefixOption, storeOption } from "./shared.js";
 
 /** `flow status [runId]`. */
 export const registerStatus: Registrar = (program, { output, setExit }) => {
   program
     .command("status")
     .description("show a run: stories, steps, tool calls and refusals (default: the latest run)")
-    .argument("[runId]", "the run (see flow runs)")
+    .argument("[runId]", "the run (see flow runs); with --redis, a queued run (default: every recent one)")
     .addOption(storeOption())
-    .option("--json", 'print {"run", "stories": [{"id", "status", "steps"}]}')
+    .addOption(new Option("--redis <url>", "show queued runs from this Redis instead of the local run store"))
+    .addOption(redisPrefixOption())
+    .option("--json", 'print {"run", "stories": [{"id", "status", "steps"}]}; with --redis and no runId {"queues", "runs"}')
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string | undefined, options) => {
+      if (options.redis) {
+        const { queuedStatusCommand } = await import("../commands/queuedStatus.js");
+        setExit(await queuedStatusCommand(runId, options, output));
+        return;
+      }
       const { statusCommand } = await import("../commands/status.js");
       setExit(await statusCommand(runId, options, output));
     });

@@ -132,6 +132,8 @@ export async function callTool(
       );
     }
     const result = entry.result;
+    // A recorded unknown outcome (a queue worker's verdict on an attempt that died) stays unknown.
+    if (result.code === "outcome_unknown") log.unknown.push(key);
     const resultDigest = digestOf(result);
     scope.emit({
       type: "tool.result",
@@ -178,6 +180,9 @@ export async function callTool(
   );
   const durationMs = Math.round(performance.now() - start);
   await scope.journal.finish(key, result, durationMs);
+  // An executor that cannot tell whether the tool ran (a queue worker died mid-call) says so with
+  // `outcome_unknown`: the step blocks, whatever the specialist makes of the result.
+  if (result.code === "outcome_unknown") log.unknown.push(key);
   const resultDigest = digestOf(result);
   if (result.isError && result.code && REFUSALS.has(result.code)) {
     const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");

@@ -1,0 +1,162 @@
+import { relative, resolve } from "node:path";
+import {
+  didYouMean,
+  formatProblem,
+  hasErrors,
+  loadPrdFile,
+  loadRoutingTable,
+  MeshflowError,
+  storiesInRunOrder,
+} from "@meshflow/core";
+import type { EnqueueRequest, QueuedRun, RunQueue } from "@meshflow/queue";
+import { EXIT, type ExitCode } from "../exitCodes.js";
+import { type Output, printJson } from "../output.js";
+
+/** Options of `flow enqueue`. */
+export interface EnqueueOptions {
+  redis?: string;
+  redisPrefix: string;
+  perStory?: boolean;
+  story?: string[];
+  failFast?: boolean;
+  wait?: boolean;
+  json?: boolean;
+}
+
+interface Planned {
+  file: string;
+  request: EnqueueRequest;
+}
+
+/** Reads and checks every PRD before anything is queued: one bad file queues nothing. */
+async function plan(files: readonly string[], options: EnqueueOptions): Promise<Planned[]> {
+  const { prdWorkDigest } = await import("@meshflow/runtime");
+  const routing = loadRoutingTable();
+  const planned: Planned[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    const loaded = await loadPrdFile(file, { routing });
+    if (!loaded.prd || hasErrors(loaded.problems)) {
+      problems.push(...loaded.problems.filter((p) => p.severity === "error").map(formatProblem));
+      continue;
+    }
+    const prd = loaded.prd;
+    const known = prd.userStories.map((s) => s.id);
+    for (const id of options.story ?? [])
+      if (!known.includes(id)) problems.push(`${file}: no story "${id}"${didYouMean(id, known)}`);
+    const wanted = options.story ? new Set(options.story) : undefined;
+    const ordered = storiesInRunOrder(prd)
+      .map((s) => s.story)
+      .filter((s) => !wanted || wanted.has(s.id));
+    const rel = relative(process.cwd(), resolve(file));
+    planned.push({
+      file,
+      request: {
+        file,
+        placement: rel.startsWith("..") ? "" : rel,
+        prdText: loaded.text,
+        storyIds: ordered.filter((s) => !s.passes).map((s) => s.id),
+        skipped: ordered.filter((s) => s.passes).map((s) => s.id),
+        workDigest: prdWorkDigest(prd),
+        perStory: options.perStory === true,
+        ...(options.story ? { stories: options.story } : {}),
+        failFast: options.failFast === true,
+      },
+    });
+  }
+  if (problems.length)
+    throw new MeshflowError("prd_invalid", `nothing was queued:\n${problems.join("\n")}`, { details: { problems } });
+  return planned;
+}
+
+const FINISHED = new Set(["passed", "failed"]);
+
+/** Polls the run board until every run has finished. */
+async function waitForRuns(queue: RunQueue, runIds: readonly string[]): Promise<Map<string, QueuedRun>> {
+  const done = new Map<string, QueuedRun>();
+  while (done.size < runIds.length) {
+    for (const runId of runIds) {
+      if (done.has(runId)) continue;
+      const run = await queue.board.get(runId);
+      if (!run) throw new MeshflowError("run_not_found", `queued run ${runId} is no longer in Redis`);
+      if (FINISHED.has(run.status)) done.set(runId, run);
+    }
+    if (done.size < runIds.length) await new Promise((r) => setTimeout(r, 250));
+  }
+  return done;
+}
+
+/**
+ * The completion gate's write on the machine that holds the file: stories the queued run passed get
+ * `passes: true` and their note, only if the PRD's work is still what was queued.
+ */
+async function markPassed(file: string, run: QueuedRun, output: Output): Promise<number> {
+  const marks = run.stories.filter((s) => s.status === "passed" && s.note).map((s) => ({ storyId: s.id, note: s.note ?? "" }));
+  if (!marks.length) return 0;
+  const [{ loadPrdFile: load }, { prdWorkDigest, writeStoriesPassed }] = await Promise.all([
+    import("@meshflow/core"),
+    import("@meshflow/runtime"),
+  ]);
+  const now = await load(file, { routing: loadRoutingTable() });
+  if (!now.prd || prdWorkDigest(now.prd) !== run.workDigest) {
+    output.err(`flow: warning: ${file} changed since run ${run.runId} was queued; its passed stories were not marked`);
+    return 0;
+  }
+  return writeStoriesPassed(file, marks).changed;
+}
+
+/** `flow enqueue <prd.json…>`: queues one run per PRD (or per story); `--wait` waits and marks passes. */
+export async function enqueueCommand(files: string[], options: EnqueueOptions, output: Output): Promise<ExitCode> {
+  if (!options.redis) throw new MeshflowError("usage", "flow enqueue needs --redis <url> (or FLOW_REDIS_URL)");
+  const planned = await plan(files, options);
+  const { assertNoEviction, connectRedis, RunQueue } = await import("@meshflow/queue");
+  const redis = await connectRedis(options.redis, { role: options.wait ? "worker" : "client" });
+  let queue: RunQueue | undefined;
+  try {
+    await assertNoEviction(redis, options.redis);
+    queue = await RunQueue.open({ redis, settings: { prefix: options.redisPrefix } });
+    const enqueued = [];
+    for (const { request } of planned) {
+      const result = await queue.enqueue(request);
+      enqueued.push(result);
+      if (!options.json)
+        output.out(
+          result.duplicate
+            ? `already queued ${result.runId}  ${result.file}  (same content; no new run)`
+            : `queued ${result.runId}  ${result.file}  (${request.storyIds.length} ${request.storyIds.length === 1 ? "story" : "stories"}${request.perStory ? ", one job per story" : ""})`,
+        );
+    }
+    if (!options.wait) {
+      if (options.json) printJson(output, { runs: enqueued });
+      return EXIT.ok;
+    }
+    const runs = await waitForRuns(
+      queue,
+      enqueued.map((e) => e.runId),
+    );
+    let allPassed = true;
+    const report = [];
+    for (const [i, entry] of enqueued.entries()) {
+      const run = runs.get(entry.runId);
+      const file = planned[i]?.file;
+      if (!run || !file) continue;
+      if (run.status !== "passed") allPassed = false;
+      const marked = await markPassed(file, run, output);
+      report.push({ ...entry, status: run.status, counts: run.counts, error: run.error, stories: run.stories, marked });
+      if (!options.json) {
+        const c = run.counts;
+        output.out(
+          `${run.runId} ${run.status}${c ? `: ${c.passed} passed, ${c.failed} failed, ${c.blocked} blocked, ${c.skipped} skipped` : ""}${run.error ? ` (${run.error})` : ""}${marked ? `; ${marked} marked passed in ${file}` : ""}`,
+        );
+        for (const story of run.stories)
+          if (story.status !== "passed" && story.status !== "skipped")
+            output.out(`    ${story.id} ${story.status}${story.summary ? `: ${story.summary}` : ""}`);
+      }
+    }
+    if (options.json) printJson(output, { runs: report });
+    return allPassed ? EXIT.ok : EXIT.failure;
+  } finally {
+    await queue?.close();
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}

@@ -1,0 +1,102 @@
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
+import type { McpConfig, RoutingTable } from "@meshflow/core";
+import {
+  type QueueSettings,
+  RedisCallJournal,
+  type RedisClient,
+  type RunJobContext,
+  type RunJobOutcome,
+  type RunJobProcessor,
+} from "@meshflow/queue";
+import { type FileRunStore, type Specialist, startRun, type ToolPlane } from "@meshflow/runtime";
+import { QueuedRunStore } from "./QueuedRunStore.js";
+import { StoryTracker } from "./StoryTracker.js";
+
+/** What a worker runs queued PRDs with: its own MCP config, specialists, skills and run store. */
+export interface WorkerRunEnvironment {
+  routing: RoutingTable;
+  mcpConfig: McpConfig;
+  specialists: ReadonlyMap<string, Specialist>;
+  agents: string[];
+  skillsDir: string | undefined;
+  /** Tools over the worker's client pool, with the queue as executor. */
+  plane: ToolPlane;
+  /** The worker's local run store (events, evidence, logs of the runs it ran). */
+  files: FileRunStore;
+  /** The project checkout queued PRDs are placed in (absolute). */
+  workdir: string;
+  redis: RedisClient;
+  settings: QueueSettings;
+}
+
+/**
+ * Where a queued PRD is written on this worker: at the enqueuer's relative place under the worker's
+ * working directory (so `verify` commands run in the same part of the project), as a hidden file
+ * named after the execution; at the top of the working directory when that folder does not exist here.
+ */
+export function queuedPrdPath(workdir: string, placement: string, executionId: string): string {
+  const name = `.flow-queued-${executionId}.json`;
+  const relative = placement ? normalize(dirname(placement)) : ".";
+  if (isAbsolute(relative) || relative.startsWith("..")) return join(workdir, name);
+  const folder = resolve(workdir, relative);
+  try {
+    if (statSync(folder).isDirectory()) return join(folder, name);
+  } catch {
+    // not in this checkout
+  }
+  return join(workdir, name);
+}
+
+/**
+ * The run-job processor of `flow worker`. `@meshflow/queue` cannot import the runtime (it sits below
+ * it), so the CLI, which has both, supplies this: it places the job's PRD content in the worker's
+ * working directory, runs it with `startRun` (the same chief-analyst machine as `flow run`) under the
+ * job's execution id, with the run's Redis journal as call journal, and mirrors story reports onto
+ * the run board as they happen. A later attempt (another worker, after this one died or stopped)
+ * starts over under the same id: every call this attempt recorded replays from the journal.
+ */
+export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcessor {
+  return async (ctx: RunJobContext): Promise<RunJobOutcome> => {
+    const { data, signal, board, worker } = ctx;
+    const prdFile = queuedPrdPath(env.workdir, data.placement, data.executionId);
+    mkdirSync(dirname(prdFile), { recursive: true });
+    writeFileSync(prdFile, data.prdText);
+    const tracker = new StoryTracker(board, data.runId, worker);
+    try {
+      const store = new QueuedRunStore(env.files, new RedisCallJournal(env.redis, data.executionId, env.settings));
+      const session = await startRun(
+        {
+          plane: env.plane,
+          store,
+          specialists: env.specialists,
+          routing: env.routing,
+          mcpConfig: env.mcpConfig,
+          onEvent: (event) => tracker.onEvent(event),
+        },
+        {
+          prdFile,
+          runId: data.executionId,
+          failFast: data.failFast,
+          ...(data.stories ? { stories: data.stories } : {}),
+          record: {
+            mcpConfig: env.mcpConfig.file ? resolve(env.mcpConfig.file) : undefined,
+            agents: env.agents,
+            skills: env.skillsDir,
+          },
+        },
+      );
+      const abort = () => session.abort();
+      signal.addEventListener("abort", abort, { once: true });
+      if (signal.aborted) session.abort();
+      const summary = await session.done;
+      signal.removeEventListener("abort", abort);
+      await tracker.flush();
+      if (summary.error) throw summary.error;
+      const status = summary.status === "passed" ? "passed" : summary.status === "aborted" ? "aborted" : "failed";
+      return { status, counts: summary.counts, stories: tracker.reports() };
+    } finally {
+      rmSync(prdFile, { force: true });
+    }
+  };
+}

@@ -1,0 +1,24 @@
+import { EXIT_CODES_HELP, type Registrar, redisOption, redisPrefixOption } from "./shared.js";
+
+/** `flow enqueue <prd.json…>`. */
+export const registerEnqueue: Registrar = (program, { output, setExit }) => {
+  program
+    .command("enqueue")
+    .description("queue PRD runs on Redis for flow worker processes (the same content queued twice is one run)")
+    .argument("<prd.json...>", "PRD files; each run carries its file's content")
+    .addOption(redisOption())
+    .addOption(redisPrefixOption())
+    .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
+    .option("--story <id...>", "run only these stories")
+    .option("--fail-fast", "start no further story after one fails or is blocked (whole-PRD runs)")
+    .option("--wait", "wait for the runs to finish, then mark passed stories in the PRD files (the completion gate's write)")
+    .option("--json", 'print {"runs": [{"file", "runId", "duplicate", "status"?}]}')
+    .addHelpText(
+      "after",
+      `\nWorkers run the PRD with their own MCP config, agents and skills; see flow worker.\n${EXIT_CODES_HELP}`,
+    )
+    .action(async (files: string[], options) => {
+      const { enqueueCommand } = await import("../commands/enqueue.js");
+      setExit(await enqueueCommand(files, options, output));
+    });
+};
