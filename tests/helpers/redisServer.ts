@@ -21,6 +21,8 @@ export interface RedisServerOptions {
   /** Turn on AOF persistence (for restart tests); off by default. */
   appendOnly?: boolean;
   port?: number;
+  /** More `redis-server` arguments (`["--appendfsync", "always"]`). */
+  args?: string[];
 }
 
 /** A free TCP port on 127.0.0.1 (the OS picks it). */
@@ -118,6 +120,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     options.appendOnly ? "yes" : "no",
     "--protected-mode",
     "yes",
+    ...(options.args ?? []),
   ];
   let child!: ChildProcess;
   const launch = async () => {

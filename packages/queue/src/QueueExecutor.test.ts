@@ -5,6 +5,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { connectRedis } from "./connectRedis.js";
 import { QueueExecutor } from "./QueueExecutor.js";
+import type { QueueSettings } from "./QueueSettings.js";
 import { QueueWorker } from "./QueueWorker.js";
 import { RedisCallJournal } from "./RedisCallJournal.js";
 
@@ -31,7 +32,7 @@ afterEach(async () => {
 });
 
 let unique = 0;
-async function setup(calls: string[]) {
+async function setup(calls: string[], settings: Partial<QueueSettings> = {}) {
   const prefix = `test-exec-${process.pid}-${++unique}:`;
   const redis: Redis = await connectRedis(inject("redisUrl"), { role: "worker" });
   const { servers, transportFactory } = inMemoryServers({ counter: () => counterServer(calls) });
@@ -39,12 +40,12 @@ async function setup(calls: string[]) {
   const chain = createToolChain({ pool });
   const worker = await QueueWorker.start({
     redis,
-    settings: { prefix },
+    settings: { ...settings, prefix },
     queues: ["calls"],
     chain,
     describe: describeFromPool(pool),
   });
-  const executor = await QueueExecutor.open({ redis, settings: { prefix } });
+  const executor = await QueueExecutor.open({ redis, settings: { ...settings, prefix } });
   cleanup.push(
     () => redis.quit(),
     () => pool.close(),
@@ -77,5 +78,56 @@ describe("QueueExecutor", () => {
     const journal = new RedisCallJournal(redis, "r1", { prefix });
     expect(await journal.get("r1/S/step1/1")).toMatchObject({ state: "finished", tool: "counter__add", result: ok });
     expect(await journal.unfinished()).toEqual([]);
+  });
+});
+
+describe("QueueExecutor without workers", () => {
+  it("withdraws a call no worker takes in time (call_timeout, never run) and, on close, every waiting call (aborted)", async () => {
+    const calls: string[] = [];
+    const prefix = `test-idle-${process.pid}-${++unique}:`;
+    const redis = await connectRedis(inject("redisUrl"), { role: "worker" });
+    cleanup.push(() => redis.quit());
+    const executor = await QueueExecutor.open({ redis, settings: { prefix }, queueWaitMs: 300 });
+    const late = await executor.submit({ key: "idle/S/step1/1", tool: "counter__add", args: { label: "x" } }, {});
+    expect(late).toMatchObject({ isError: true, code: "call_timeout" });
+    expect(late.content[0]?.text).toContain("no worker started counter__add");
+
+    const slow = await QueueExecutor.open({ redis, settings: { prefix } });
+    const pending = slow.submit({ key: "idle/S/step1/2", tool: "counter__add", args: { label: "y" } }, {});
+    await new Promise((r) => setTimeout(r, 100));
+    await slow.close();
+    expect(await pending).toMatchObject({ isError: true, code: "aborted" });
+    await executor.close();
+
+    // A worker that starts afterwards finds nothing left to run.
+    const { servers, transportFactory } = inMemoryServers({ counter: () => counterServer(calls) });
+    const pool = new ClientPool(servers, { transportFactory });
+    const worker = await QueueWorker.start({
+      redis,
+      settings: { prefix },
+      queues: ["calls"],
+      chain: createToolChain({ pool }),
+      describe: describeFromPool(pool),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await worker.drain();
+    await pool.close();
+    expect(calls).toEqual([]);
+  });
+
+  it("keeps a bounded number of finished jobs, so Redis memory stays flat however many calls go through", async () => {
+    const calls: string[] = [];
+    const { executor, redis, prefix } = await setup(calls, { callsCompleted: { age: 3600, count: 20 } });
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        executor.submit({ key: `many/S/step1/${i}`, tool: "counter__add", args: { label: `${i}` }, runId: "many" }, {}),
+      ),
+    );
+    expect(calls).toHaveLength(120);
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("calls", { connection: redis, prefix: prefix.slice(0, -1) });
+    const counts = await queue.getJobCounts("completed");
+    await queue.close();
+    expect(counts.completed).toBeLessThanOrEqual(21);
   });
 });

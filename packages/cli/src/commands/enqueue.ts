@@ -91,7 +91,9 @@ async function waitForRuns(queue: RunQueue, runIds: readonly string[]): Promise<
  * `passes: true` and their note, only if the PRD's work is still what was queued.
  */
 async function markPassed(file: string, run: QueuedRun, output: Output): Promise<number> {
-  const marks = run.stories.filter((s) => s.status === "passed" && s.note).map((s) => ({ storyId: s.id, note: s.note ?? "" }));
+  const marks = run.stories
+    .filter((s) => s.status === "passed" && s.note)
+    .map((s) => ({ storyId: s.id, note: s.note ?? "" }));
   if (!marks.length) return 0;
   const [{ loadPrdFile: load }, { prdWorkDigest, writeStoriesPassed }] = await Promise.all([
     import("@meshflow/core"),

@@ -26,14 +26,18 @@ function counts(run: QueuedRun): string {
 }
 
 function printRun(run: QueuedRun, output: Output): void {
-  output.out(`run ${run.runId}  ${run.status}  (${run.file}, ${run.mode === "per-story" ? "one job per story" : "one job"})`);
+  output.out(
+    `run ${run.runId}  ${run.status}  (${run.file}, ${run.mode === "per-story" ? "one job per story" : "one job"})`,
+  );
   output.out(
     `queued ${run.createdAt}${run.startedAt ? `, started ${run.startedAt}` : ""}${run.finishedAt ? `, finished ${run.finishedAt}` : ""}` +
       `${run.worker ? `; worker ${run.worker}` : ""}${run.attempts > 1 ? `; ${run.attempts} attempts` : ""}${run.counts ? `; ${counts(run)}` : ""}`,
   );
   if (run.error) output.out(`${run.status === "queued" ? "note" : "error"}: ${run.error}`);
   for (const story of run.stories) {
-    output.out(`\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}`);
+    output.out(
+      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}`,
+    );
     for (const step of story.steps) {
       output.out(
         `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}`,
@@ -59,7 +63,8 @@ export async function queuedStatusCommand(
   try {
     if (runId) {
       const run = await queue.board.get(runId);
-      if (!run) throw new MeshflowError("run_not_found", `no queued run "${runId}" in Redis (prefix ${options.redisPrefix})`);
+      if (!run)
+        throw new MeshflowError("run_not_found", `no queued run "${runId}" in Redis (prefix ${options.redisPrefix})`);
       if (options.json) {
         const { stories, ...record } = run;
         printJson(output, { run: record, stories });
@@ -87,7 +92,9 @@ export async function queuedStatusCommand(
       output.out(`\n${title} (${group.length})`);
       for (const run of group) {
         const stories = run.stories.map((s) => `${MARK[s.status] ?? "?"}${s.id}`).join(" ");
-        output.out(`  ${run.runId}  ${run.file}  ${stories}${run.worker ? `  [${run.worker}]` : ""}${run.error ? `  ${run.error}` : ""}`);
+        output.out(
+          `  ${run.runId}  ${run.file}  ${stories}${run.worker ? `  [${run.worker}]` : ""}${run.error ? `  ${run.error}` : ""}`,
+        );
       }
     }
     if (!runs.length) output.out("\nno queued runs");

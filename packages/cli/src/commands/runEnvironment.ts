@@ -82,7 +82,10 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
 /** `--executor queue`: tool calls go to `flow worker`s through the queue on `--redis`. */
 async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executor: Executor; close(): Promise<void> }> {
   if (!options.redis)
-    throw new MeshflowError("usage", "--executor queue needs --redis <url> (or FLOW_REDIS_URL): the Redis the workers use");
+    throw new MeshflowError(
+      "usage",
+      "--executor queue needs --redis <url> (or FLOW_REDIS_URL): the Redis the workers use",
+    );
   const { assertNoEviction, connectRedis, QueueExecutor } = await import("@meshflow/queue");
   const redis = await connectRedis(options.redis, { role: "worker", name: "meshflow:run" });
   try {

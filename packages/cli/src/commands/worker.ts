@@ -20,6 +20,7 @@ export interface WorkerOptions {
   store: string;
   workdir: string;
   name?: string;
+  callsPerMinute: number;
   lockDuration: number;
   stalledInterval: number;
   maxStalled: number;
@@ -91,7 +92,10 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   try {
     await assertNoEviction(redis, url);
     pool = new mcp.ClientPool(mcpConfig.servers, { stderrDir: join(storeRoot, "logs") });
-    const chain = mcp.createToolChain({ pool, metrics: new mcp.MetricsCollector() });
+    const guard = new mcp.Guard(
+      options.callsPerMinute > 0 ? { callsPerMinute: options.callsPerMinute } : { enabled: false },
+    );
+    const chain = mcp.createToolChain({ pool, guard, metrics: new mcp.MetricsCollector() });
     let runs: import("@meshflow/queue").RunJobProcessor | undefined;
     if (queues.includes("runs")) {
       const runtime = await import("@meshflow/runtime");
@@ -141,7 +145,9 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         `(prefix ${settings.prefix}); SIGTERM drains and exits`,
     );
     const signal = await untilSignalled(output);
-    output.err(`flow worker ${worker.name}: ${signal}: draining (calls in flight finish, active runs go back to the queue)`);
+    output.err(
+      `flow worker ${worker.name}: ${signal}: draining (calls in flight finish, active runs go back to the queue)`,
+    );
     await Promise.all([worker.drain(), executor?.close()]);
     output.err(`flow worker ${worker.name}: drained`);
     return EXIT.ok;

@@ -33,8 +33,8 @@ export class StoryTracker {
   onEvent(event: RunEvent): void {
     if (!("storyId" in event)) return;
     const storyId = event.storyId;
-    let events = this.#events.get(storyId);
-    if (!events) this.#events.set(storyId, (events = []));
+    const events = this.#events.get(storyId) ?? [];
+    if (!events.length) this.#events.set(storyId, events);
     events.push(event);
     if (!REPORTED.has(event.type)) return;
     const [report] = storyReports({ stories: [storyId] }, events);

@@ -11,7 +11,10 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked (whole-PRD runs)")
-    .option("--wait", "wait for the runs to finish, then mark passed stories in the PRD files (the completion gate's write)")
+    .option(
+      "--wait",
+      "wait for the runs to finish, then mark passed stories in the PRD files (the completion gate's write)",
+    )
     .option("--json", 'print {"runs": [{"file", "runId", "duplicate", "status"?}]}')
     .addHelpText(
       "after",

@@ -4,10 +4,10 @@ import {
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
-  routingOption,
-  skillsOption,
   redisOption,
   redisPrefixOption,
+  routingOption,
+  skillsOption,
   storeOption,
 } from "./shared.js";
 

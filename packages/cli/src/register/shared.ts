@@ -58,14 +58,26 @@ export function redisOption(description = "Redis of the queues (redis://host:por
 
 /** `--redis-prefix <prefix>` (env FLOW_REDIS_PREFIX): the one key prefix of everything meshflow keeps in Redis. */
 export function redisPrefixOption(): Option {
-  return new Option("--redis-prefix <prefix>", "key prefix in that Redis").env("FLOW_REDIS_PREFIX").default("meshflow:");
+  return new Option("--redis-prefix <prefix>", "key prefix in that Redis")
+    .env("FLOW_REDIS_PREFIX")
+    .default("meshflow:");
 }
 
 /** Parses a positive integer option value (commander's argParser). */
 export function positiveInt(name: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+/** Parses a non-negative integer option value (commander's argParser). */
+export function nonNegativeInt(name: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be 0 or more, got "${value}"`);
     return n;
   };
 }

@@ -10,7 +10,10 @@ export const registerStatus: Registrar = (program, { output, setExit }) => {
     .addOption(storeOption())
     .addOption(new Option("--redis <url>", "show queued runs from this Redis instead of the local run store"))
     .addOption(redisPrefixOption())
-    .option("--json", 'print {"run", "stories": [{"id", "status", "steps"}]}; with --redis and no runId {"queues", "runs"}')
+    .option(
+      "--json",
+      'print {"run", "stories": [{"id", "status", "steps"}]}; with --redis and no runId {"queues", "runs"}',
+    )
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string | undefined, options) => {
       if (options.redis) {

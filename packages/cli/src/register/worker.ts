@@ -3,6 +3,7 @@ import {
   agentsOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
+  nonNegativeInt,
   positiveInt,
   type Registrar,
   redisOption,
@@ -31,9 +32,20 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
       new Option("--queues <queue...>", "queues to process: runs, calls (default both)").argParser(
         (value: string, previous: string[] | undefined) => [
           ...(previous ?? []),
-          ...value.split(",").map((q) => q.trim()).filter(Boolean),
+          ...value
+            .split(",")
+            .map((q) => q.trim())
+            .filter(Boolean),
         ],
       ),
+    )
+    .addOption(
+      new Option(
+        "--calls-per-minute <n>",
+        "the guard's rate limit: past it, this worker's guard locks (emergency stop); 0 turns the limit off",
+      )
+        .argParser(nonNegativeInt("--calls-per-minute"))
+        .default(6_000),
     )
     .addOption(mcpConfigOption())
     .addOption(routingOption())
@@ -41,9 +53,10 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     .addOption(skillsOption())
     .addOption(storeOption())
     .addOption(
-      new Option("--workdir <dir>", "the project checkout queued PRDs run in (verify commands, relative paths)").default(
-        ".",
-      ),
+      new Option(
+        "--workdir <dir>",
+        "the project checkout queued PRDs run in (verify commands, relative paths)",
+      ).default("."),
     )
     .option("--name <name>", "worker name shown on jobs and in the dashboard (default <host>:<pid>)")
     .addOption(
@@ -63,7 +76,7 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     )
     .addHelpText(
       "after",
-      "\nRefuses (exit 3) a Redis that is unreachable or whose maxmemory-policy is not noeviction.\n" + EXIT_CODES_HELP,
+      `\nRefuses (exit 3) a Redis that is unreachable or whose maxmemory-policy is not noeviction.\n${EXIT_CODES_HELP}`,
     )
     .action(async (options) => {
       const { workerCommand } = await import("../commands/worker.js");
