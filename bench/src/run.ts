@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
 import { mcpSuite } from "./suites/mcp.js";
+import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runtimeSuite } from "./suites/runtime.js";
 import { workspaceSuite } from "./suites/workspace.js";
@@ -11,6 +12,7 @@ import { workspaceSuite } from "./suites/workspace.js";
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   mcp: mcpSuite,
+  queue: queueSuite,
   resolver: resolverSuite,
   runtime: runtimeSuite,
   workspace: workspaceSuite,
