@@ -4,6 +4,7 @@ import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerDiagnose } from "./register/diagnose.js";
 import { registerPlan } from "./register/plan.js";
+import { registerServe } from "./register/serve.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
@@ -15,6 +16,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerPlan,
   registerTools,
   registerDiagnose,
+  registerServe,
   registerWorkspaceServer,
 ];
 
