@@ -9,6 +9,13 @@ export {
 } from "./listenAddress.js";
 export { type DiagnoseContext, diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
 export { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
-export { type HttpServeOptions, MAX_BODY_BYTES, MCP_PATH, type RunningHttp, serveHttp } from "./serveHttp.js";
+export {
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpServeOptions,
+  MAX_BODY_BYTES,
+  MCP_PATH,
+  type RunningHttp,
+  serveHttp,
+} from "./serveHttp.js";
 export { type ServedConnection, serveOnInitialize } from "./serveOnInitialize.js";
 export { serveStdio } from "./serveStdio.js";

@@ -19,6 +19,8 @@ export interface HttpServeOptions extends ListenAddress {
   token?: string | undefined;
   /** More hostnames accepted in `Host` and `Origin` (the loopback names and the bound host always are). */
   allowedHosts?: readonly string[];
+  /** A session with no request and no open stream for this long is closed (default 30 min). */
+  sessionIdleMs?: number;
   /** Refused requests: bad host, missing or wrong token. */
   onRefused?: (refusal: { status: number; reason: string; remote: string | undefined }) => void;
 }
@@ -34,9 +36,16 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
+/** Default idle time after which a session is closed: one-shot clients rarely say goodbye. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
+  /** Epoch ms of the last request. */
+  lastSeen: number;
+  /** Requests in progress (an SSE stream stays open as long as the client listens). */
+  open: number;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -103,7 +112,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close() });
+        sessions.set(id, { transport, close: () => server.close(), lastSeen: Date.now(), open: 0 });
       },
     });
     transport.onclose = () => {
@@ -128,6 +137,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const session = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
     if (typeof sessionId === "string" && !session)
       return refuse(req, res, 404, `unknown or closed session ${sessionId}: initialize a new one`);
+    if (session) {
+      session.lastSeen = Date.now();
+      session.open++;
+      res.once("close", () => {
+        session.open--;
+        session.lastSeen = Date.now();
+      });
+    }
     if (req.method === "POST") {
       const read = await readJson(req);
       if (!read.ok) return sendJson(res, read.status, rpcError(read.status === 400 ? -32700 : -32000, read.message));
@@ -162,6 +179,19 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     );
     http.listen(options.port, options.host, () => resolve());
   });
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions)
+        if (s.open <= 0 && now - s.lastSeen > idleMs) {
+          sessions.delete(id);
+          void s.close().catch(() => undefined);
+        }
+    },
+    Math.min(60_000, Math.max(1_000, idleMs / 2)),
+  );
+  sweep.unref();
   const port = (http.address() as AddressInfo).port;
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${shown}:${port}${MCP_PATH}`;
@@ -171,6 +201,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     port,
     sessionCount: () => sessions.size,
     close: async () => {
+      clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map((s) => s.close()));

@@ -153,7 +153,7 @@ export class ToolsetRegistry {
     const chosen = this.all().filter((t) => t.alwaysLoaded);
     let count = this.toolCount(chosen.map((t) => t.name));
     for (const toolset of this.all()) {
-      if (toolset.alwaysLoaded) continue;
+      if (toolset.alwaysLoaded || toolset.unavailable) continue;
       if (count + toolset.tools.length > this.maxDefaultTools) continue;
       chosen.push(toolset);
       count += toolset.tools.length;
@@ -190,13 +190,18 @@ export class ToolsetRegistry {
       this.assertKnown(options.configDefault, "toolset config defaultToolsets");
       [source, toolsets] = ["config-default", this.expand(options.configDefault)];
     } else [source, toolsets] = ["built-in", this.defaultToolsets()];
+    const warnings: string[] = [];
+    // A toolset whose server is down is not loaded; enable_toolset retries it later.
+    for (const name of toolsets) {
+      const down = this.toolsets.get(name)?.unavailable;
+      if (down && source !== "built-in") warnings.push(`toolset ${name} is unavailable: ${down.message}`);
+    }
+    toolsets = toolsets.filter((name) => !this.toolsets.get(name)?.unavailable);
     const toolCount = this.toolCount(toolsets);
-    const warnings =
-      toolCount > this.maxDefaultTools
-        ? [
-            `${toolCount} tools loaded (${toolsets.join(", ")}): more than ${this.maxDefaultTools}, which some clients (Cursor) do not pass on`,
-          ]
-        : [];
+    if (toolCount > this.maxDefaultTools)
+      warnings.push(
+        `${toolCount} tools loaded (${toolsets.join(", ")}): more than ${this.maxDefaultTools}, which some clients (Cursor) do not pass on`,
+      );
     return { toolsets, toolCount, source, warnings };
   }
 
