@@ -10,6 +10,7 @@ export {
 export { type DiagnoseContext, diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
 export { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
 export {
+  assertBindAllowed,
   DEFAULT_SESSION_IDLE_MS,
   type HttpServeOptions,
   MAX_BODY_BYTES,

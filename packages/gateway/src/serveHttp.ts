@@ -80,6 +80,18 @@ async function readJson(
 }
 
 /**
+ * Without a token only this machine may connect: binding anything but a loopback address is
+ * refused (a usage error that says what to do).
+ */
+export function assertBindAllowed(host: string, token: string | undefined): void {
+  if (!token && !isLoopbackHost(host))
+    throw new MeshflowError(
+      "usage",
+      `refusing to serve on ${host} without a token: set FLOW_SERVE_TOKEN (clients then send "Authorization: Bearer <token>"), or bind a loopback address such as 127.0.0.1`,
+    );
+}
+
+/**
  * Serves the gateway over Streamable HTTP at `/mcp`, one session per client (built from its
  * `initialize` request). With a token every request needs `Authorization: Bearer <token>`
  * (compared in constant time; 401 otherwise); without one only a loopback address may be bound.
@@ -87,11 +99,7 @@ async function readJson(
  */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<RunningHttp> {
   const token = options.token ? options.token : undefined;
-  if (!token && !isLoopbackHost(options.host))
-    throw new MeshflowError(
-      "usage",
-      `refusing to serve on ${options.host} without a token: set FLOW_SERVE_TOKEN (clients then send "Authorization: Bearer <token>"), or bind a loopback address such as 127.0.0.1`,
-    );
+  assertBindAllowed(options.host, token);
   const allowed = new Set(["localhost", "127.0.0.1", "[::1]"]);
   if (!isWildcardHost(options.host))
     allowed.add(options.host.includes(":") ? `[${options.host.replace(/^\[|\]$/g, "")}]` : options.host.toLowerCase());

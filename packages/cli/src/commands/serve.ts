@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { formatProblem, loadMcpConfig, MeshflowError } from "@meshflow/core";
 import {
+  assertBindAllowed,
   Gateway,
   type GatewayEvent,
   parseListenAddress,
@@ -88,6 +89,7 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
   if (options.stdio && options.http) throw new MeshflowError("usage", "choose one of --stdio and --http");
   const listen = options.http !== undefined ? parseListenAddress(options.http) : undefined;
   const token = process.env.FLOW_SERVE_TOKEN || undefined;
+  if (listen) assertBindAllowed(listen.host, token);
   const modeOverride = parseClientMode(process.env.FLOW_CLIENT_MODE);
   const toolsets = parseToolsets(options.toolsets);
   const toolsetFile =

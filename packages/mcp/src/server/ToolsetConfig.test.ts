@@ -38,10 +38,7 @@ describe("toolset config", () => {
 
   it("names the JSON path of each schema problem", () => {
     const e = thrown(() =>
-      parseToolsetConfig(
-        JSON.stringify({ defaultToolset: [], clients: { cursor: { mode: "eager" } } }),
-        "ts.json",
-      ),
+      parseToolsetConfig(JSON.stringify({ defaultToolset: [], clients: { cursor: { mode: "eager" } } }), "ts.json"),
     );
     expect(e.message).toContain("ts.json: $.clients.cursor.mode:");
     expect(e.message).toContain("ts.json: $: Unrecognized key");

@@ -51,7 +51,11 @@ describe("ToolsetRegistry", () => {
       toolCount: 43,
       warnings: [expect.stringContaining("more than 40")],
     });
-    expect(r.select({ clientOverride: ["tiny"], configDefault: ["small"] }).toolsets).toEqual(["core", "discovery", "tiny"]);
+    expect(r.select({ clientOverride: ["tiny"], configDefault: ["small"] }).toolsets).toEqual([
+      "core",
+      "discovery",
+      "tiny",
+    ]);
     expect(r.select({ configDefault: ["small"] }).source).toBe("config-default");
     const all = r.select({ flag: ["all"] });
     expect(all.toolsets).toEqual(["core", "discovery", "small", "huge", "medium", "tiny"]);

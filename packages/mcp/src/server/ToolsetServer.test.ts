@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { LONG_TOOL, type ToolsetFixture, toolsetFixture } from "../test-support/toolsetFixture.js";
 import { exposedToolName } from "./exposedToolName.js";
 import { CODE_META_KEY } from "./ToolsetSession.js";
@@ -83,7 +83,9 @@ describe("ToolsetServer", () => {
       ],
     });
     expect(() => g.hub.openSession({ clientInfo: { name: "x" } })).not.toThrow();
-    expect(() => g.hub.registry.select({ flag: ["gama"] })).toThrow(/--toolsets: unknown toolset "gama" \(did you mean "gamma"\?\)/);
+    expect(() => g.hub.registry.select({ flag: ["gama"] })).toThrow(
+      /--toolsets: unknown toolset "gama" \(did you mean "gamma"\?\)/,
+    );
   });
 
   it("uses the config's override for a matching client and its default for the others", async () => {
@@ -144,7 +146,9 @@ describe("ToolsetServer", () => {
 
       await call(client, "enable_toolset", { name: "gamma" });
       const after = data(await call(client, "list_available_toolsets"));
-      expect((after.toolsets as { name: string; loaded: boolean }[]).find((t) => t.name === "gamma")?.loaded).toBe(true);
+      expect((after.toolsets as { name: string; loaded: boolean }[]).find((t) => t.name === "gamma")?.loaded).toBe(
+        true,
+      );
 
       const unknown = await call(client, "describe_toolset", { name: "gama" });
       expect(unknown.isError).toBe(true);
@@ -196,7 +200,9 @@ describe("ToolsetServer", () => {
       const tools = (await client.listTools()).tools;
       expect(tools.find((t) => t.name === "alpha__echo")?.description).toBe("Echoes a message.");
       for (const t of tools) expect((t.description ?? "").length).toBeLessThanOrEqual(130);
-      expect(client.getInstructions()).toContain("You have 38 tools from the toolsets core (1), discovery (4), alpha (3), beta (30).");
+      expect(client.getInstructions()).toContain(
+        "You have 38 tools from the toolsets core (1), discovery (4), alpha (3), beta (30).",
+      );
       expect(client.getInstructions()).toContain("need a server restart with a different --toolsets flag");
     });
   });
@@ -230,7 +236,9 @@ describe("ToolsetServer", () => {
       const wrongArgs = await call(client, "alpha__delete_item", { id: "b", confirmation_token: token });
       expect(codeOf(wrongArgs)).toBe("confirmation_invalid");
 
-      const issued = data(await call(client, "get_confirmation_token", { tool: "alpha__delete_item", arguments: { id: "a" } }));
+      const issued = data(
+        await call(client, "get_confirmation_token", { tool: "alpha__delete_item", arguments: { id: "a" } }),
+      );
       const expiresIn = Date.parse(issued.expiresAt as string) - Date.now();
       expect(expiresIn).toBeGreaterThan(50_000);
       expect(expiresIn).toBeLessThanOrEqual(60_000);
@@ -238,7 +246,10 @@ describe("ToolsetServer", () => {
       expect(textOf(ok)).toBe("deleted a");
       expect(f.calls).toEqual(["delete_item a"]);
 
-      const replay = await call(client, "alpha__delete_item", { id: "a", confirmation_token: issued.confirmation_token });
+      const replay = await call(client, "alpha__delete_item", {
+        id: "a",
+        confirmation_token: issued.confirmation_token,
+      });
       expect(codeOf(replay)).toBe("confirmation_invalid");
       expect(textOf(replay)).toContain("already used");
       expect(f.calls).toEqual(["delete_item a"]);

@@ -55,7 +55,10 @@ describe("detectClient", () => {
   });
 
   it("consults the config's client profiles before the built-in ones", () => {
-    const profiles = { cursor: { mode: "dynamic" as const }, "my-ide": { mode: "anthropic" as const, annotationAware: true } };
+    const profiles = {
+      cursor: { mode: "dynamic" as const },
+      "my-ide": { mode: "anthropic" as const, annotationAware: true },
+    };
     expect(detectClient(hello("cursor"), { profiles })).toMatchObject({ mode: "dynamic", annotationAware: false });
     expect(detectClient(hello("my-ide"), { profiles })).toMatchObject({ mode: "anthropic", annotationAware: true });
   });
@@ -66,6 +69,8 @@ describe("parseClientMode", () => {
     expect(parseClientMode("Dynamic")).toBe("dynamic");
     expect(parseClientMode(undefined)).toBeUndefined();
     expect(parseClientMode("  ")).toBeUndefined();
-    expect(() => parseClientMode("eager")).toThrow(/FLOW_CLIENT_MODE: unknown client mode "eager"; expected dynamic, static, anthropic/);
+    expect(() => parseClientMode("eager")).toThrow(
+      /FLOW_CLIENT_MODE: unknown client mode "eager"; expected dynamic, static, anthropic/,
+    );
   });
 });
