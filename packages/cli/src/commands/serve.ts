@@ -26,6 +26,9 @@ export interface ServeCommandOptions {
   mcpConfig?: string;
 }
 
+/** Shorter bearer tokens get a warning: they can be guessed. */
+const MIN_TOKEN_LENGTH = 16;
+
 /** The default toolset config, used when present. */
 const DEFAULT_TOOLSET_CONFIG = "toolset-config.json";
 
@@ -101,6 +104,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
   for (const problems of mcpConfig.invalid.values())
     for (const p of problems) output.err(`flow serve: ${formatProblem(p)}`);
   const log = (line: string) => output.err(`flow serve: ${line}`);
+  if (listen && token && token.length < MIN_TOKEN_LENGTH)
+    log(`warning: FLOW_SERVE_TOKEN has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} random ones`);
 
   const gateway = await Gateway.start({
     servers: mcpConfig.servers,
