@@ -59,7 +59,8 @@ export function createServerChain(options: ServerChainOptions): ToolHandler {
   );
 }
 
+/** A thrown error as a refusal; its details (problems, candidates…) travel along. */
 function failure(error: unknown): ToolResult {
   const e = toMeshflowError(error);
-  return refusal(e.code, e.message);
+  return refusal(e.code, e.message, Object.keys(e.details).length ? { ...e.details } : undefined);
 }
