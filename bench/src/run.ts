@@ -5,6 +5,7 @@ import { cliSuite } from "./suites/cli.js";
 import { gatewaySuite } from "./suites/gateway.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { resolverSuite } from "./suites/resolver.js";
+import { runtimeSuite } from "./suites/runtime.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   gateway: gatewaySuite,
   mcp: mcpSuite,
   resolver: resolverSuite,
+  runtime: runtimeSuite,
   workspace: workspaceSuite,
 };
 

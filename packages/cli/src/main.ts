@@ -4,8 +4,12 @@ import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerDiagnose } from "./register/diagnose.js";
 import { registerPlan } from "./register/plan.js";
+import { registerResume } from "./register/resume.js";
+import { registerRun } from "./register/run.js";
+import { registerRuns } from "./register/runs.js";
 import { registerServe } from "./register/serve.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
 import { registerWorkspaceServer } from "./register/workspaceServer.js";
@@ -14,6 +18,10 @@ import { registerWorkspaceServer } from "./register/workspaceServer.js";
 const REGISTRARS: readonly Registrar[] = [
   registerValidate,
   registerPlan,
+  registerRun,
+  registerResume,
+  registerStatus,
+  registerRuns,
   registerTools,
   registerDiagnose,
   registerServe,

@@ -52,7 +52,7 @@ export {
   type RoutingTable,
   routedSpecialists,
 } from "./routing/RoutingTable.js";
-export type { RunEvent, RunEventType } from "./run/RunEvent.js";
+export type { EventBase, RunEvent, RunEventType } from "./run/RunEvent.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {

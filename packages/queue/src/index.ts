@@ -1,2 +1,3 @@
-// Public API of @meshflow/queue: filled in by its issue.
-export {};
+export type { CallJournal, JournalEntry, JournalStart } from "./CallJournal.js";
+export type { Executor } from "./Executor.js";
+export { InlineExecutor } from "./InlineExecutor.js";

@@ -1,2 +1,50 @@
-// Public API of @meshflow/runtime: filled in by its issue.
-export {};
+export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
+export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
+export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
+export { type GateResult, runVerify, type VerifyResult } from "./gate/runVerify.js";
+export {
+  type PassMark,
+  type WriteBackCache,
+  writeStoriesPassed,
+  writeStoryPassed,
+} from "./gate/writeStoryPassed.js";
+export { canonicalJson, digestOf } from "./internal/digest.js";
+export { processAlive } from "./internal/ndjson.js";
+export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
+export type { CallEvidence } from "./internal/toolCall.js";
+export {
+  type ChiefAnalyst,
+  type ChiefContext,
+  type ChiefEvent,
+  type ChiefServices,
+  createChiefAnalyst,
+  type RunCounts,
+} from "./machine/chiefAnalyst.js";
+export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
+export type { PlannedStory, RunPlan } from "./RunPlan.js";
+export {
+  type RunDependencies,
+  type RunSession,
+  type RunSummary,
+  resumeRun,
+  type StartRunOptions,
+  startRun,
+} from "./runSession.js";
+export {
+  defineSpecialist,
+  isSpecialist,
+  type Specialist,
+  type SpecialistDefinition,
+  type SpecialistInfo,
+  type SpecialistLog,
+  type StepMemory,
+  specialistInfo,
+  type ThinkContext,
+} from "./specialists/defineSpecialist.js";
+export { AGENT_ENTRY_FILES, type LoadedSpecialist, loadSpecialists } from "./specialists/loadSpecialists.js";
+export { resultText, scriptedThink } from "./specialists/scriptedThink.js";
+export { FileCallJournal } from "./store/FileCallJournal.js";
+export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
+export { type RunOptions, type RunRecord, RunRecordSchema, type RunStatus } from "./store/RunRecord.js";
+export type { RunHandle, RunStore } from "./store/RunStore.js";
+export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";

@@ -28,3 +28,25 @@ export function routingOption(): Option {
 export function mcpConfigOption(): Option {
   return new Option("--mcp-config <file>", "MCP config (.mcp.json format); default FLOW_MCP_CONFIG, then ./.mcp.json");
 }
+
+/** `--store <dir>` (env FLOW_HOME): where runs are kept. */
+export function storeOption(): Option {
+  return new Option("--store <dir>", "folder of the run store (runs in <dir>/runs/<runId>/)")
+    .env("FLOW_HOME")
+    .default(".flow");
+}
+
+/** `--agents <dir...>` (env FLOW_AGENTS, separated like PATH): specialist folders. */
+export function agentsOption(): Option {
+  return new Option("--agents <dir...>", "specialist folders (agents/<name>/agent.ts); default ./agents").env(
+    "FLOW_AGENTS",
+  );
+}
+
+/** `--skills <dir>` (env FLOW_SKILLS): skills, capability catalog and alias maps; default ./skills when present. */
+export function skillsOption(): Option {
+  return new Option(
+    "--skills <dir>",
+    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
+  ).env("FLOW_SKILLS");
+}

@@ -34,6 +34,9 @@ export const ERROR_CODES = [
   "skill_unknown",
   // runs, specialists, queue
   "specialist_unknown",
+  "specialist_invalid",
+  "prd_changed",
+  "run_locked",
   "outcome_unknown",
   "aborted",
   "run_not_found",

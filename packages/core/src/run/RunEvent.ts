@@ -1,7 +1,8 @@
 import type { ErrorCode } from "../errors/MeshflowError.js";
 import type { StepStatus } from "./types.js";
 
-interface EventBase {
+/** Fields every run event has. */
+export interface EventBase {
   /** ISO-8601 time the event was recorded. */
   time: string;
   runId: string;
@@ -10,6 +11,7 @@ interface EventBase {
 /** Every event a run records, in `events.ndjson` and on `--json` output. */
 export type RunEvent =
   | (EventBase & { type: "run.started"; prd: string; stories: string[] })
+  | (EventBase & { type: "run.resumed"; prd: string; state: string })
   | (EventBase & { type: "story.started"; storyId: string })
   | (EventBase & { type: "step.started"; storyId: string; step: number; specialist: string; tools: number })
   | (EventBase & {
@@ -30,6 +32,8 @@ export type RunEvent =
       isError: boolean;
       resultDigest: string;
       durationMs: number;
+      /** True when the result came from the journal of an earlier attempt: the tool was not run again. */
+      replayed?: boolean;
     })
   | (EventBase & {
       type: "tool.refused";
@@ -46,6 +50,8 @@ export type RunEvent =
       step: number;
       status: StepStatus;
       summary: string;
+      /** Tool calls the step made (refusals included). */
+      calls?: number;
     })
   | (EventBase & {
       type: "gate.finished";

@@ -1,0 +1,176 @@
+import { resolve as resolvePath } from "node:path";
+import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
+import { dryRun, type RunSession, type RunSummary, resumeRun, startRun } from "@meshflow/runtime";
+import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
+import { type Output, printJson } from "../output.js";
+import { printProblems } from "../printProblems.js";
+import { formatEvent } from "../runView/formatEvent.js";
+import { TreeView } from "../runView/TreeView.js";
+import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
+
+/** Options of `flow run`. */
+export interface RunCommandOptions extends EnvironmentOptions {
+  story?: string[];
+  failFast?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  runId?: string;
+}
+
+interface View {
+  onEvent(event: RunEvent): void;
+  stop(): void;
+}
+
+function viewFor(options: { json?: boolean }, output: Output): View {
+  if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {} };
+  if (process.stdout.isTTY && !process.env.CI) {
+    const tree = new TreeView((text) => process.stdout.write(text));
+    tree.start();
+    return { onEvent: (e) => tree.onEvent(e), stop: () => tree.stop() };
+  }
+  return {
+    onEvent: (e) => {
+      const line = formatEvent(e);
+      if (line) output.out(line);
+    },
+    stop: () => {},
+  };
+}
+
+/** Runs a session to its end; Ctrl-C aborts it cleanly (a second Ctrl-C exits at once). */
+async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    output.err("\nstopping: calls in flight finish and are recorded (Ctrl-C again to quit at once)…");
+    session.abort();
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  try {
+    return await session.done;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    view.stop();
+  }
+}
+
+function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
+  for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
+  if (summary.error) {
+    const problems = (summary.error.details.problems ?? []) as Problem[];
+    if (options.json)
+      output.out(JSON.stringify({ error: { code: summary.error.code, message: summary.error.message } }));
+    else if (problems.length) printProblems(output, problems);
+    output.err(`flow: ${problems.length ? `${problems.length} problem(s); nothing was run` : summary.error.message}`);
+    return exitCodeFor(summary.error.code);
+  }
+  if (summary.status === "aborted") {
+    output.err(`run ${summary.runId} interrupted; continue it with: flow resume ${summary.runId}`);
+    return EXIT.failure;
+  }
+  if (!options.json && summary.location) output.err(`run folder: ${summary.location}`);
+  if (summary.environment) return EXIT.environment;
+  return summary.status === "passed" ? EXIT.ok : EXIT.failure;
+}
+
+async function withEnvironment<T>(options: EnvironmentOptions, use: (env: RunEnvironment) => Promise<T>): Promise<T> {
+  const env = await runEnvironment(options);
+  try {
+    return await use(env);
+  } finally {
+    await env.plane.close();
+  }
+}
+
+async function dryRunCommand(file: string, options: RunCommandOptions, env: RunEnvironment, output: Output) {
+  const result = await dryRun(env, { prdFile: file, stories: options.story });
+  if (options.json) printJson(output, result);
+  else {
+    for (const story of result.stories) {
+      output.out(`${story.id}${story.skipped ? "  — skipped: passes is true" : ""}`);
+      for (const step of story.steps) {
+        const plan =
+          step.plan === "code"
+            ? "think() of its own"
+            : step.plan === "scripted"
+              ? "scripted calls"
+              : "BLOCKED: no plan, no calls";
+        output.out(
+          `  step ${step.step} → ${step.specialist} (${step.tools} tools from ${step.servers.join(", ") || "no servers"}): ${plan}`,
+        );
+        for (const call of step.calls)
+          output.out(
+            call.refused
+              ? `    ✗ ${call.name}: ${call.refused.code}: ${call.refused.message}`
+              : `    ✓ ${call.name} → ${call.tool} (${call.tier})${call.warnings?.length ? ` warning: ${call.warnings.join("; ")}` : ""}`,
+          );
+      }
+    }
+    output.out(`dry run: nothing was called; ${result.refusals} call(s) would be refused`);
+  }
+  const blocked = result.stories.some((s) => !s.skipped && s.steps.some((st) => st.plan === "blocked"));
+  return result.refusals || blocked ? EXIT.failure : EXIT.ok;
+}
+
+/** `flow run <prd.json>`: runs a PRD; exit 0 when every selected story passed. */
+export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
+  try {
+    return await withEnvironment(options, async (env) => {
+      if (options.dryRun) return dryRunCommand(file, options, env, output);
+      const view = viewFor(options, output);
+      const session = await startRun(
+        { ...env, onEvent: (e) => view.onEvent(e) },
+        {
+          prdFile: file,
+          runId: options.runId,
+          stories: options.story,
+          failFast: options.failFast === true,
+          record: {
+            mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
+            routing: options.routing ? resolvePath(options.routing) : undefined,
+            agents: env.agents,
+            skills: env.skillsDir,
+          },
+        },
+      );
+      return report(await drive(session, view, output), options, output);
+    });
+  } catch (error) {
+    return printFailure(error, options, output);
+  }
+}
+
+/** `flow resume <runId>`: continues an interrupted run with the environment it was started with. */
+export async function resumeCommand(runId: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
+  try {
+    const { FileRunStore } = await import("@meshflow/runtime");
+    const { record } = await new FileRunStore(options.store).read(runId);
+    const env: EnvironmentOptions = {
+      store: options.store,
+      mcpConfig: options.mcpConfig ?? record.options.mcpConfig,
+      routing: options.routing ?? record.options.routing,
+      agents: options.agents ?? record.options.agents,
+      skills: options.skills ?? record.options.skills,
+    };
+    return await withEnvironment(env, async (built) => {
+      const view = viewFor(options, output);
+      const session = await resumeRun({ ...built, onEvent: (e) => view.onEvent(e) }, runId);
+      return report(await drive(session, view, output), options, output);
+    });
+  } catch (error) {
+    return printFailure(error, options, output);
+  }
+}
+
+function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {
+  if (!isMeshflowError(error)) throw error;
+  const problems = (error.details.problems ?? []) as Problem[];
+  if (!problems.length) throw error;
+  if (options.json) output.out(JSON.stringify({ error: { code: error.code, message: error.message }, problems }));
+  else output.err(problems.map(formatProblem).join("\n"));
+  return exitCodeFor(error.code);
+}

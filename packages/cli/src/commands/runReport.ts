@@ -1,0 +1,84 @@
+import type { RunEvent, StepStatus } from "@meshflow/core";
+import type { RunRecord } from "@meshflow/runtime";
+
+/** A step as `flow status` shows it, rebuilt from the run's events. */
+export interface StepReport {
+  step: number;
+  specialist: string;
+  status: StepStatus | "running";
+  summary: string;
+  calls: number;
+  refusals: Array<{ tool: string; code: string; message: string }>;
+}
+
+/** A story as `flow status` shows it. */
+export interface StoryReport {
+  id: string;
+  status: StepStatus | "skipped" | "running" | "pending";
+  summary: string;
+  steps: StepReport[];
+  gate?: { passed: boolean; summary: string };
+}
+
+/** The run's effective status: `running` whose process is gone shows as `interrupted`. */
+export function effectiveStatus(record: RunRecord, alive: (pid: number) => boolean): string {
+  if (record.status === "running" && !alive(record.pid)) return "interrupted";
+  return record.status;
+}
+
+/** Rebuilds per-story progress from a run's events (the last attempt of a step wins). */
+export function storyReports(record: RunRecord, events: readonly RunEvent[]): StoryReport[] {
+  const stories = new Map<string, StoryReport>(
+    record.stories.map((id) => [id, { id, status: "pending", summary: "", steps: [] }]),
+  );
+  const stepOf = (storyId: string, step: number) => stories.get(storyId)?.steps.findLast((s) => s.step === step);
+  for (const e of events) {
+    switch (e.type) {
+      case "story.started": {
+        const story = stories.get(e.storyId);
+        if (story) Object.assign(story, { status: "running", steps: story.steps });
+        break;
+      }
+      case "step.started": {
+        const story = stories.get(e.storyId);
+        if (!story) break;
+        story.steps = story.steps.filter((s) => s.step !== e.step);
+        story.steps.push({
+          step: e.step,
+          specialist: e.specialist,
+          status: "running",
+          summary: "",
+          calls: 0,
+          refusals: [],
+        });
+        break;
+      }
+      case "tool.called": {
+        const step = stepOf(e.storyId, e.step);
+        if (step) step.calls++;
+        break;
+      }
+      case "tool.refused":
+        stepOf(e.storyId, e.step)?.refusals.push({ tool: e.tool, code: e.code, message: e.message });
+        break;
+      case "step.finished": {
+        const step = stepOf(e.storyId, e.step);
+        if (step) Object.assign(step, { status: e.status, summary: e.summary });
+        break;
+      }
+      case "gate.finished": {
+        const story = stories.get(e.storyId);
+        if (story) story.gate = { passed: e.passed, summary: e.summary };
+        break;
+      }
+      case "story.finished": {
+        const story = stories.get(e.storyId);
+        if (story) Object.assign(story, { status: e.status, summary: e.summary });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return [...stories.values()];
+}

@@ -1,0 +1,33 @@
+import { Option } from "commander";
+import {
+  agentsOption,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+  skillsOption,
+  storeOption,
+} from "./shared.js";
+
+/** `flow run <prd.json>`. */
+export const registerRun: Registrar = (program, { output, setExit }) => {
+  program
+    .command("run")
+    .description("run a PRD: every story step through its specialist, then the completion gate")
+    .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
+    .addOption(mcpConfigOption())
+    .addOption(routingOption())
+    .addOption(agentsOption())
+    .addOption(storeOption())
+    .addOption(skillsOption())
+    .option("--story <id...>", "run only these stories")
+    .option("--fail-fast", "start no further story after one fails or is blocked")
+    .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")
+    .option("--json", "print the run events as NDJSON on stdout")
+    .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
+    .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${EXIT_CODES_HELP}`)
+    .action(async (file: string, options) => {
+      const { runCommand } = await import("../commands/run.js");
+      setExit(await runCommand(file, options, output));
+    });
+};

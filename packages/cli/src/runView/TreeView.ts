@@ -1,0 +1,126 @@
+import type { RunEvent, StepStatus } from "@meshflow/core";
+import { formatEvent } from "./formatEvent.js";
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const MARK: Record<StepStatus | "skipped", string> = { passed: "✓", failed: "✗", blocked: "⊘", skipped: "–" };
+
+interface LiveStep {
+  step: number;
+  specialist: string;
+  started: number;
+  calls: number;
+  status?: StepStatus;
+  summary?: string;
+  refusals: string[];
+}
+
+interface LiveStory {
+  id: string;
+  started: number;
+  steps: LiveStep[];
+  gate?: string;
+}
+
+/**
+ * The live tree of `flow run` on a TTY: the current story with its steps (spinner, elapsed time,
+ * tool-call count) redrawn in place; finished stories stay above as one block each.
+ */
+export class TreeView {
+  readonly #write: (text: string) => void;
+  #story: LiveStory | undefined;
+  #drawn = 0;
+  #frame = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(write: (text: string) => void) {
+    this.#write = write;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.#redraw(), 100);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#redraw();
+  }
+
+  onEvent(event: RunEvent): void {
+    const story = this.#story;
+    const step = story?.steps.at(-1);
+    switch (event.type) {
+      case "story.started":
+        this.#story = { id: event.storyId, started: Date.now(), steps: [] };
+        break;
+      case "step.started":
+        story?.steps.push({
+          step: event.step,
+          specialist: event.specialist,
+          started: Date.now(),
+          calls: 0,
+          refusals: [],
+        });
+        break;
+      case "tool.called":
+        if (step) step.calls++;
+        break;
+      case "tool.refused":
+        step?.refusals.push(`${event.tool}: ${event.code}`);
+        break;
+      case "tool.result":
+        break;
+      case "step.finished":
+        if (step) Object.assign(step, { status: event.status, summary: event.summary });
+        break;
+      case "gate.finished":
+        if (story) story.gate = `${event.passed ? "✓" : "✗"} gate: ${event.summary}`;
+        break;
+      case "story.finished": {
+        const lines = story ? this.#lines(story, `${MARK[event.status]} ${event.status}: ${event.summary}`) : [];
+        this.#clear();
+        if (!story) this.#write(`${formatEvent(event)}\n`);
+        else this.#write(`${lines.join("\n")}\n`);
+        this.#story = undefined;
+        return;
+      }
+      default: {
+        const line = formatEvent(event);
+        this.#clear();
+        if (line) this.#write(`${line}\n`);
+      }
+    }
+    this.#redraw();
+  }
+
+  #lines(story: LiveStory, final?: string): string[] {
+    const elapsed = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
+    const spin = SPINNER[this.#frame % SPINNER.length] ?? "·";
+    const lines = [`${final ? "" : `${spin} `}${story.id}${final ? ` ${final}` : ` ${elapsed(story.started)}`}`];
+    for (const s of story.steps) {
+      const head = s.status ? MARK[s.status] : spin;
+      const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}`;
+      const tail = s.status ? `${s.status}: ${s.summary ?? ""}` : elapsed(s.started);
+      lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
+      for (const r of s.refusals) lines.push(`      refused ${r}`);
+    }
+    if (story.gate) lines.push(`  ${story.gate}`);
+    return lines;
+  }
+
+  #clear(): void {
+    if (this.#drawn) this.#write(`\x1b[${this.#drawn}A\x1b[J`);
+    this.#drawn = 0;
+  }
+
+  #redraw(): void {
+    this.#frame++;
+    this.#clear();
+    if (!this.#story) return;
+    const cols = process.stdout.columns || 120;
+    const lines = this.#lines(this.#story).map((l) => (l.length > cols - 1 ? `${l.slice(0, cols - 2)}…` : l));
+    this.#write(`${lines.join("\n")}\n`);
+    this.#drawn = lines.length;
+  }
+}

@@ -1,0 +1,33 @@
+import type { RunEvent } from "@meshflow/core";
+
+const mark = { passed: "✓", failed: "✗", blocked: "⊘", skipped: "–" } as const;
+
+/** One plain line for an event (off a TTY), or undefined for events that need no line. */
+export function formatEvent(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "run.started":
+      return `run ${event.runId} started: ${event.stories.length} stories from ${event.prd}`;
+    case "run.resumed":
+      return `run ${event.runId} resumed at ${event.state} (${event.prd})`;
+    case "story.started":
+      return `${event.storyId} started`;
+    case "step.started":
+      return `${event.storyId} step ${event.step} → ${event.specialist} (${event.tools} tools)`;
+    case "tool.called":
+      return `${event.storyId} step ${event.step}   call ${event.tool}${event.destructive ? " [destructive]" : ""} (${event.key})`;
+    case "tool.result":
+      return `${event.storyId} step ${event.step}   ${event.isError ? "error" : "ok"} ${event.tool}${
+        event.replayed ? " (recorded result, not run again)" : ` ${event.durationMs} ms`
+      }`;
+    case "tool.refused":
+      return `${event.storyId} step ${event.step}   refused ${event.tool}: ${event.code}: ${event.message}`;
+    case "step.finished":
+      return `${event.storyId} step ${event.step} ${mark[event.status]} ${event.status}: ${event.summary}`;
+    case "gate.finished":
+      return `${event.storyId} gate ${event.passed ? "✓ passed" : "✗ failed"}: ${event.summary}`;
+    case "story.finished":
+      return `${event.storyId} ${mark[event.status]} ${event.status}: ${event.summary}`;
+    case "run.finished":
+      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked`;
+  }
+}

@@ -1,0 +1,43 @@
+import type { ToolResult } from "@meshflow/core";
+
+/** What is known about one idempotency key. */
+export interface JournalEntry {
+  /** `<runId>/<storyId>/step<N>/<seq>`. */
+  key: string;
+  /** Qualified tool name. */
+  tool: string;
+  /** sha256 of the canonical JSON of the arguments. */
+  argsDigest: string;
+  /** `started`: submitted, outcome unknown until `finished` is recorded. */
+  state: "started" | "finished";
+  startedAt: string;
+  finishedAt?: string;
+  durationMs?: number;
+  /** The recorded result, once finished. */
+  result?: ToolResult;
+}
+
+/** What a caller records before it submits a call. */
+export interface JournalStart {
+  key: string;
+  tool: string;
+  argsDigest: string;
+}
+
+/**
+ * The journal of tool calls by idempotency key: a call is recorded as started before it is submitted
+ * and as finished with its result after. A finished key is never executed again (its recorded result
+ * is returned); a started-but-unfinished key has an unknown outcome. Implementations: a file per run
+ * (`@meshflow/runtime`'s run store), Redis for queued runs.
+ */
+export interface CallJournal {
+  /** The entry of `key`, or undefined when the call never started. */
+  get(key: string): Promise<JournalEntry | undefined>;
+  /** Records that a call is about to be submitted. Durable when it resolves. */
+  begin(start: JournalStart): Promise<void>;
+  /** Records a call's result. Durable when it resolves. */
+  finish(key: string, result: ToolResult, durationMs: number): Promise<void>;
+  /** Every entry still `started` (outcome unknown). */
+  unfinished(): Promise<JournalEntry[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,35 @@
+import type { ErrorCode, ToolDescriptor } from "@meshflow/core";
+import type { Executor } from "@meshflow/queue";
+import type { SpecialistInfo } from "./specialists/defineSpecialist.js";
+
+/** A server whose tools could not be listed. */
+export interface DiscoveryFailure {
+  server: string;
+  code: ErrorCode;
+  message: string;
+}
+
+/** How a name was resolved to a tool. */
+export interface ToolResolution {
+  qualifiedName: string;
+  tier: string;
+  warnings: string[];
+}
+
+/**
+ * Everything the runtime needs from the tool side: discovery, repertoires, name resolution and an
+ * executor. `createToolPlane` builds it from an MCP config (client pool, middleware chain, resolver,
+ * skills and enrichers); benchmarks and embedders may pass their own.
+ */
+export interface ToolPlane {
+  /** Configured server names. */
+  servers(): readonly string[];
+  /** Lists the tools of servers (cached); servers that fail are reported, not thrown. */
+  discover(servers: readonly string[]): Promise<{ tools: ToolDescriptor[]; failures: DiscoveryFailure[] }>;
+  /** A step's repertoire: its servers' tools, filtered by the specialist's skills and the enrichers. */
+  repertoire(stepTools: readonly ToolDescriptor[], specialist: SpecialistInfo): ToolDescriptor[];
+  /** Resolves a name to a tool of `tools`; throws `tool_not_found` / `tool_ambiguous` with candidates. */
+  resolve(name: string, tools: readonly ToolDescriptor[], specialist: string): ToolResolution;
+  readonly executor: Executor;
+  close(): Promise<void>;
+}

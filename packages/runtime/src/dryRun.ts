@@ -1,0 +1,103 @@
+import { type ErrorCode, parseQualifiedName, stepKey, toMeshflowError } from "@meshflow/core";
+import { preflight } from "./preflight.js";
+import type { RunDependencies } from "./runSession.js";
+import { specialistInfo } from "./specialists/defineSpecialist.js";
+
+/** What one scripted call would do. */
+export interface DryRunCall {
+  name: string;
+  /** The tool it resolves to, when it resolves. */
+  tool?: string;
+  tier?: string;
+  warnings?: string[];
+  /** Why it would be refused. */
+  refused?: { code: ErrorCode; message: string };
+}
+
+/** What one step would do. */
+export interface DryRunStep {
+  step: number;
+  specialist: string;
+  servers: string[];
+  /** Size of the repertoire. */
+  tools: number;
+  /** `code`: the specialist's own think(); `scripted`: the story's calls; `blocked`: neither. */
+  plan: "code" | "scripted" | "blocked";
+  calls: DryRunCall[];
+}
+
+/** The dry run of a PRD: every story step and scripted call, resolved, nothing called. */
+export interface DryRun {
+  stories: Array<{ id: string; skipped: boolean; steps: DryRunStep[] }>;
+  /** Scripted calls that would be refused. */
+  refusals: number;
+}
+
+/**
+ * `flow run --dry-run`: the preflight, then every scripted call resolved against its step's
+ * discovered repertoire (resolver tiers, repertoire policy). No tool is called, no run is recorded.
+ */
+export async function dryRun(
+  deps: Omit<RunDependencies, "store" | "onEvent">,
+  options: { prdFile: string; stories?: string[] },
+): Promise<DryRun> {
+  const checked = await preflight({
+    prdFile: options.prdFile,
+    routing: deps.routing,
+    mcpConfig: deps.mcpConfig,
+    specialists: new Set(deps.specialists.keys()),
+    stories: options.stories,
+    discover: deps.plane,
+  });
+  let refusals = 0;
+  const stories: DryRun["stories"] = [];
+  for (const planned of checked.plan.stories) {
+    const steps: DryRunStep[] = [];
+    for (const [i, step] of planned.story.mavenSteps.entries()) {
+      const name = planned.specialists[i] ?? "";
+      const specialist = deps.specialists.get(name);
+      const servers = planned.story.mcpTools[stepKey(step)] ?? [];
+      const { tools } = await deps.plane.discover(servers);
+      const stepTools = tools.filter((t) => servers.includes(t.server));
+      const repertoire = specialist ? deps.plane.repertoire(stepTools, specialistInfo(specialist)) : [];
+      const allowed = new Set(repertoire.map((t) => t.qualifiedName));
+      const scripted = planned.story.calls?.[stepKey(step)] ?? [];
+      const calls = scripted.map((call): DryRunCall => {
+        try {
+          const r = deps.plane.resolve(call.tool, stepTools, name);
+          if (!allowed.has(r.qualifiedName)) {
+            refusals++;
+            return {
+              name: call.tool,
+              tool: r.qualifiedName,
+              refused: { code: "not_in_repertoire", message: `${r.qualifiedName} is not in ${name}'s repertoire` },
+            };
+          }
+          return { name: call.tool, tool: r.qualifiedName, tier: r.tier, warnings: r.warnings };
+        } catch (error) {
+          refusals++;
+          const failure = toMeshflowError(error, "tool_not_found");
+          const parsed = parseQualifiedName(call.tool);
+          if (
+            failure.code === "tool_not_found" &&
+            parsed &&
+            !servers.includes(parsed.server) &&
+            deps.plane.servers().includes(parsed.server)
+          )
+            return {
+              name: call.tool,
+              refused: {
+                code: "not_in_repertoire",
+                message: `server "${parsed.server}" is not one of step ${step}'s servers`,
+              },
+            };
+          return { name: call.tool, refused: { code: failure.code, message: failure.message } };
+        }
+      });
+      const plan = specialist?.think ? "code" : scripted.length ? "scripted" : "blocked";
+      steps.push({ step, specialist: name, servers: [...servers], tools: repertoire.length, plan, calls });
+    }
+    stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
+  }
+  return { stories, refusals };
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { locateStoryFields } from "./locateStoryFields.js";
+
+describe("locateStoryFields", () => {
+  it("finds passes and notes of every story, whatever else is around them", () => {
+    const text = `{
+  "project": "x \\"quoted\\" {[",
+  "extra": {"userStories": "not these"},
+  "userStories": [
+    {"id": "A", "nested": {"passes": 1, "notes": [ ] }, "passes": false, "notes": "a \\\\"},
+    {"notes": "", "id": "B", "passes": true},
+    {"id": "C"},
+    3
+  ]
+}`;
+    const found = locateStoryFields(text);
+    const slice = (span?: readonly [number, number]) => (span ? text.slice(span[0], span[1]) : undefined);
+    expect(slice(found?.get("A")?.passes)).toBe("false");
+    expect(slice(found?.get("A")?.notes)).toBe('"a \\\\"');
+    expect(found?.get("A")?.notesValue).toBe("a \\");
+    expect(slice(found?.get("B")?.passes)).toBe("true");
+    expect(found?.get("B")?.notesValue).toBe("");
+    expect(found?.get("C")).toEqual({});
+  });
+
+  it("returns undefined for text that is not JSON", () => {
+    expect(locateStoryFields('{"userStories": [ {"id": "A", }')).toBeUndefined();
+  });
+});

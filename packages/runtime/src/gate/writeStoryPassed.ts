@@ -1,0 +1,143 @@
+import { readFileSync, statSync } from "node:fs";
+import { MeshflowError } from "@meshflow/core";
+import { applyEdits, type FormattingOptions, modify, parse } from "jsonc-parser";
+import { writeFileAtomic } from "../internal/atomicWrite.js";
+import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
+
+/** One story to mark as passed, with the note to append to its `notes`. */
+export interface PassMark {
+  storyId: string;
+  note: string;
+}
+
+function formattingOf(text: string): FormattingOptions {
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "  ";
+  return {
+    insertSpaces: !indent.startsWith("\t"),
+    tabSize: indent.startsWith("\t") ? 1 : indent.length,
+    eol: text.includes("\r\n") ? "\r\n" : "\n",
+  };
+}
+
+const joinNote = (notes: string, note: string) => (notes.trim() ? `${notes.trimEnd()} ${note}` : note);
+
+/** The general path: jsonc-parser edits (also inserts `passes`/`notes` when a story lacks them). */
+function markWithEdits(text: string, file: string, mark: PassMark): string {
+  const data = parse(text) as { userStories?: unknown };
+  const stories = Array.isArray(data?.userStories) ? (data.userStories as Array<Record<string, unknown>>) : [];
+  const index = stories.findIndex((s) => s && typeof s === "object" && s.id === mark.storyId);
+  if (index < 0)
+    throw new MeshflowError(
+      "prd_changed",
+      `${file}: story "${mark.storyId}" is no longer in userStories; not marked passed`,
+    );
+  const story = stories[index] ?? {};
+  const notes = typeof story.notes === "string" ? story.notes : "";
+  if (story.passes === true && notes.includes(mark.note)) return text;
+  const formattingOptions = formattingOf(text);
+  let next = applyEdits(text, modify(text, ["userStories", index, "passes"], true, { formattingOptions }));
+  next = applyEdits(
+    next,
+    modify(next, ["userStories", index, "notes"], joinNote(notes, mark.note), { formattingOptions }),
+  );
+  return next;
+}
+
+/**
+ * Marks stories as passed in the PRD file: `passes: true` and a note appended to `notes`. Only the
+ * completion gate calls this. The file is re-read and only those values are replaced, so every other
+ * byte stays as it was (key order, unknown fields, indentation, line ends); the result replaces the
+ * file atomically (temp file + rename, same mode). Idempotent: a story already carrying its note is
+ * left alone. Throws `prd_changed` when a story is gone.
+ */
+export function writeStoriesPassed(
+  file: string,
+  marks: readonly PassMark[],
+  cache?: WriteBackCache,
+): { changed: number } {
+  if (!marks.length) return { changed: 0 };
+  const original = readFileSync(file, "utf8");
+  let text = original;
+  const fields = cache?.text === original ? cache.fields : locateStoryFields(text);
+  const splices: Array<{ start: number; end: number; value: string }> = [];
+  const slow: PassMark[] = [];
+  for (const mark of marks) {
+    const f = fields?.get(mark.storyId);
+    if (!f?.passes || !f.notes || f.notesValue === undefined) {
+      slow.push(mark);
+      continue;
+    }
+    if (text.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
+    splices.push({ start: f.passes[0], end: f.passes[1], value: "true" });
+    splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(joinNote(f.notesValue, mark.note)) });
+  }
+  splices.sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let at = 0;
+  for (const s of splices) {
+    parts.push(text.slice(at, s.start), s.value);
+    at = s.end;
+  }
+  parts.push(text.slice(at));
+  text = parts.join("");
+  for (const mark of slow) text = markWithEdits(text, file, mark);
+  if (cache) {
+    cache.text = text;
+    cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
+  }
+  if (text === original) return { changed: 0 };
+  writeFileAtomic(file, text, { mode: statSync(file).mode & 0o7777 });
+  return { changed: splices.length / 2 + slow.length };
+}
+
+/**
+ * What the last write left in the file, so the next write of the same process skips locating the
+ * stories again when nobody else changed the file in between (a big PRD gets many quick writes).
+ */
+export interface WriteBackCache {
+  text?: string;
+  fields?: Map<string, StoryFields> | undefined;
+}
+
+/** The story fields after `splices` (ascending, non-overlapping) were applied. */
+function shifted(
+  fields: ReadonlyMap<string, StoryFields>,
+  splices: ReadonlyArray<{ start: number; end: number; value: string }>,
+): Map<string, StoryFields> {
+  const starts = splices.map((s) => s.start);
+  // Total length change of the splices that end at or before `offset`.
+  const deltas: number[] = [0];
+  for (const s of splices) deltas.push((deltas.at(-1) ?? 0) + s.value.length - (s.end - s.start));
+  const move = (span: Span | undefined): Span | undefined => {
+    if (!span) return undefined;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((starts[mid] ?? 0) < span[0]) lo = mid + 1;
+      else hi = mid;
+    }
+    const base = span[0] + (deltas[lo] ?? 0);
+    const own = splices[lo];
+    return own && own.start === span[0] ? [base, base + own.value.length] : [base, base + span[1] - span[0]];
+  };
+  const byStart = new Map(splices.map((s) => [s.start, s]));
+  const next = new Map<string, StoryFields>();
+  for (const [id, f] of fields) {
+    const notes = move(f.notes);
+    const rewritten = f.notes ? byStart.get(f.notes[0]) : undefined;
+    next.set(id, {
+      ...(f.passes ? { passes: move(f.passes) } : {}),
+      ...(notes ? { notes } : {}),
+      ...(f.notesValue !== undefined
+        ? { notesValue: rewritten ? (JSON.parse(rewritten.value) as string) : f.notesValue }
+        : {}),
+    });
+  }
+  return next;
+}
+
+/** {@link writeStoriesPassed} for one story. */
+export function writeStoryPassed(file: string, storyId: string, note: string): { changed: boolean } {
+  return { changed: writeStoriesPassed(file, [{ storyId, note }]).changed > 0 };
+}

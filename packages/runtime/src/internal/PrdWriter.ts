@@ -1,0 +1,49 @@
+import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
+
+/**
+ * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
+ * within `intervalMs` of the last write into one atomic rewrite (a big PRD passing many quick stories
+ * would otherwise be rewritten once per story). A mark not yet written is not lost: the story's
+ * `story.finished` event is already in the run's events, and the run's end or `flow resume` writes it.
+ */
+export class PrdWriter {
+  readonly #file: string;
+  readonly #intervalMs: number;
+  readonly #onError: (error: unknown, marks: readonly PassMark[]) => void;
+  #pending: PassMark[] = [];
+  #last = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #cache: WriteBackCache = {};
+
+  constructor(
+    file: string,
+    options: { intervalMs?: number; onError: (error: unknown, marks: readonly PassMark[]) => void },
+  ) {
+    this.#file = file;
+    this.#intervalMs = options.intervalMs ?? 500;
+    this.#onError = options.onError;
+  }
+
+  /** Queues a mark; writes at once when the last write is older than the interval. */
+  mark(mark: PassMark): void {
+    this.#pending.push(mark);
+    const wait = this.#last + this.#intervalMs - performance.now();
+    if (wait <= 0) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), wait);
+  }
+
+  /** Writes every queued mark now. */
+  flush(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const marks = this.#pending;
+    this.#pending = [];
+    if (!marks.length) return;
+    this.#last = performance.now();
+    try {
+      writeStoriesPassed(this.#file, marks, this.#cache);
+    } catch (error) {
+      this.#onError(error, marks);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult } from "@meshflow/core";
+import type { SpecialistInfo, SpecialistLog, StepMemory, ThinkContext } from "../specialists/defineSpecialist.js";
+import { type CallLog, type CallScope, callTool } from "./toolCall.js";
+
+/** What a {@link StepContext} is built from. */
+export interface StepContextInit {
+  scope: CallScope;
+  log: CallLog;
+  story: Story;
+  specialist: SpecialistInfo;
+  scripted: readonly ScriptedCall[];
+  memory: readonly StepMemory[];
+  notes: SpecialistLog;
+  track(call: Promise<ToolResult>): void;
+}
+
+/**
+ * The `ctx` a think() gets. A class rather than an object of closures: one is made per step, and
+ * large runs make many steps.
+ */
+export class StepContext implements ThinkContext {
+  readonly runId: string;
+  readonly story: Story;
+  readonly step: number;
+  readonly specialist: SpecialistInfo;
+  readonly repertoire: readonly ToolDescriptor[];
+  readonly scripted: readonly ScriptedCall[];
+  readonly memory: readonly StepMemory[];
+  readonly log: SpecialistLog;
+  readonly signal: AbortSignal;
+  readonly #init: StepContextInit;
+
+  constructor(init: StepContextInit) {
+    this.#init = init;
+    this.runId = init.scope.runId;
+    this.story = init.story;
+    this.step = init.scope.step;
+    this.specialist = init.specialist;
+    this.repertoire = init.scope.repertoire;
+    this.scripted = init.scripted;
+    this.memory = init.memory;
+    this.log = init.notes;
+    this.signal = init.scope.signal;
+    // Specialists may pass these around detached (`const { call } = ctx`).
+    this.call = this.call.bind(this);
+    this.pass = this.pass.bind(this);
+    this.fail = this.fail.bind(this);
+    this.block = this.block.bind(this);
+  }
+
+  call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+    const pending = callTool(this.#init.scope, this.#init.log, name, args);
+    this.#init.track(pending);
+    return pending;
+  }
+
+  pass(summary: string, ...evidence: unknown[]): StepOutcome {
+    return { status: "passed", summary, evidence };
+  }
+
+  fail(summary: string, ...evidence: unknown[]): StepOutcome {
+    return { status: "failed", summary, evidence };
+  }
+
+  block(summary: string, ...evidence: unknown[]): StepOutcome {
+    return { status: "blocked", summary, evidence };
+  }
+}

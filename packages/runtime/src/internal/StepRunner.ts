@@ -1,0 +1,207 @@
+import { type RunEvent, type StepOutcome, type StepStatus, stepKey, type ToolDescriptor } from "@meshflow/core";
+import type { CallJournal } from "@meshflow/queue";
+import type { PlannedStory } from "../RunPlan.js";
+import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
+import { scriptedThink } from "../specialists/scriptedThink.js";
+import type { ToolPlane } from "../ToolPlane.js";
+import { StepContext } from "./StepContext.js";
+import type { CallEvidence, CallLog, CallScope } from "./toolCall.js";
+
+/** A step ready to think: its specialist and repertoire. */
+export interface PreparedStep {
+  specialist: string;
+  tools: number;
+  /** Set when the step cannot run at all (unknown specialist, unreachable server). */
+  blocked?: { summary: string; environment: boolean };
+}
+
+/** What one step produced. */
+export interface StepResult {
+  step: number;
+  specialist: string;
+  status: StepStatus;
+  summary: string;
+  calls: CallEvidence[];
+  evidence: unknown[];
+  /** True when the environment (an unreachable server) kept the step from running. */
+  environment?: boolean;
+}
+
+interface Prepared extends PreparedStep {
+  stepServers: readonly string[];
+  stepTools: readonly ToolDescriptor[];
+  repertoire: readonly ToolDescriptor[];
+  repertoireNames: ReadonlySet<string>;
+  specialistDef?: Specialist;
+}
+
+/** What a {@link StepRunner} needs. */
+export interface StepRunnerDeps {
+  runId: string;
+  plane: ToolPlane;
+  specialists: ReadonlyMap<string, Specialist>;
+  journal: CallJournal;
+  emit(event: RunEvent): void;
+  log(entry: Record<string, unknown>): void;
+  signal: AbortSignal;
+}
+
+const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
+
+function isOutcome(value: unknown): value is StepOutcome {
+  const v = value as Partial<StepOutcome> | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.status === "string" &&
+    OUTCOME_STATUSES.has(v.status) &&
+    typeof v.summary === "string"
+  );
+}
+
+const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
+
+/** Runs the steps of stories: routing, repertoire, think(), and the tool calls think() makes. */
+export class StepRunner {
+  readonly #deps: StepRunnerDeps;
+  readonly #prepared = new Map<string, Prepared>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #tools: readonly ToolDescriptor[] = [];
+
+  constructor(deps: StepRunnerDeps) {
+    this.#deps = deps;
+  }
+
+  /** The tools the preflight discovered: every step's repertoire comes from these. */
+  setTools(tools: readonly ToolDescriptor[]): void {
+    this.#tools = tools;
+    this.#prepared.clear();
+  }
+
+  /** Resolves when no tool call is in flight (after an abort, before the pool closes). */
+  async drain(): Promise<void> {
+    while (this.#inFlight.size) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Forgets what was prepared for a story (it has concluded). */
+  forget(planned: PlannedStory): void {
+    for (let i = 0; i < planned.story.mavenSteps.length; i++) this.#prepared.delete(`${planned.story.id}#${i}`);
+  }
+
+  /** Routes a step and computes its repertoire (memoised until the story concludes). */
+  prepare(planned: PlannedStory, stepIndex: number): Prepared {
+    const id = `${planned.story.id}#${stepIndex}`;
+    let prepared = this.#prepared.get(id);
+    if (!prepared) {
+      prepared = this.#prepare(planned, stepIndex);
+      this.#prepared.set(id, prepared);
+    }
+    return prepared;
+  }
+
+  #prepare(planned: PlannedStory, stepIndex: number): Prepared {
+    const step = planned.story.mavenSteps[stepIndex] ?? 0;
+    const name = planned.specialists[stepIndex] ?? "";
+    const stepServers = planned.story.mcpTools[stepKey(step)] ?? [];
+    const specialistDef = this.#deps.specialists.get(name);
+    if (!specialistDef)
+      return {
+        specialist: name,
+        tools: 0,
+        stepServers,
+        stepTools: [],
+        repertoire: [],
+        repertoireNames: new Set(),
+        blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
+      };
+    const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
+    const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
+    const repertoireNames = new Set(repertoire.map((t) => t.qualifiedName));
+    return {
+      specialist: name,
+      tools: repertoire.length,
+      stepServers,
+      stepTools,
+      repertoire,
+      repertoireNames,
+      specialistDef,
+    };
+  }
+  /** Runs one step's think() and returns its outcome; never throws. */
+  async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
+    const prepared = this.prepare(planned, stepIndex);
+    const story = planned.story;
+    const step = story.mavenSteps[stepIndex] ?? 0;
+    const base = { step, specialist: prepared.specialist };
+    if (prepared.blocked || !prepared.specialistDef)
+      return {
+        ...base,
+        status: "blocked",
+        summary: prepared.blocked?.summary ?? "no specialist",
+        calls: [],
+        evidence: [],
+        environment: prepared.blocked?.environment === true,
+      };
+    const specialist = prepared.specialistDef;
+    const { runId, plane, journal, signal } = this.#deps;
+    const log: CallLog = { seq: 0, evidence: [], unknown: [] };
+    const scope: CallScope = {
+      runId,
+      storyId: story.id,
+      step,
+      specialist: specialist.name,
+      stepServers: prepared.stepServers,
+      stepTools: prepared.stepTools,
+      repertoire: prepared.repertoire,
+      repertoireNames: prepared.repertoireNames,
+      plane,
+      executor: plane.executor,
+      journal,
+      emit: this.#deps.emit,
+      signal,
+    };
+    const notes = (level: string) => (message: string, data?: Record<string, unknown>) =>
+      this.#deps.log({ level, runId, storyId: story.id, step, specialist: specialist.name, message, ...data });
+    const ctx = new StepContext({
+      scope,
+      log,
+      story,
+      specialist: specialistInfo(specialist),
+      scripted: story.calls?.[stepKey(step)] ?? [],
+      memory,
+      notes: { info: notes("info"), warn: notes("warn") },
+      track: (pending) => {
+        this.#inFlight.add(pending);
+        void pending.finally(() => this.#inFlight.delete(pending));
+      },
+    });
+    let result: StepOutcome;
+    try {
+      const returned: unknown = await (specialist.think ?? scriptedThink)(ctx);
+      result = isOutcome(returned)
+        ? { ...returned, evidence: Array.isArray(returned.evidence) ? returned.evidence : [] }
+        : { status: "failed", summary: `${specialist.name}.think() returned no valid StepOutcome`, evidence: [] };
+    } catch (error) {
+      result = {
+        status: "failed",
+        summary: `${specialist.name}.think() threw: ${(error as Error)?.message ?? error}`,
+        evidence: [],
+      };
+    }
+    if (log.unknown.length && result.status !== "blocked")
+      result = {
+        status: "blocked",
+        summary: `outcome_unknown: ${log.unknown.join(", ")} (a person must check the server's state); think() said: ${result.summary}`,
+        evidence: result.evidence,
+      };
+    const environment = log.evidence.some((c) => c.code !== undefined && ENVIRONMENT_CODES.has(c.code));
+    return {
+      ...base,
+      status: result.status,
+      summary: result.summary,
+      calls: log.evidence,
+      evidence: result.evidence,
+      ...(environment ? { environment } : {}),
+    };
+  }
+}

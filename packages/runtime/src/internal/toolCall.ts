@@ -1,0 +1,207 @@
+import {
+  type ErrorCode,
+  parseQualifiedName,
+  type RunEvent,
+  type ToolDescriptor,
+  type ToolResult,
+  toMeshflowError,
+} from "@meshflow/core";
+import type { CallJournal, Executor } from "@meshflow/queue";
+import type { ToolPlane } from "../ToolPlane.js";
+import { digestOf } from "./digest.js";
+
+/** Result codes that mean "not run, refused" rather than "ran and failed". */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "guard_locked",
+  "rate_limit_exceeded",
+  "not_in_repertoire",
+  "confirmation_required",
+  "confirmation_invalid",
+  "invalid_arguments",
+  "tool_not_found",
+  "tool_ambiguous",
+  "outcome_unknown",
+  "aborted",
+]);
+
+/** One call as the story's evidence records it. */
+export interface CallEvidence {
+  key: string;
+  name: string;
+  tool?: string;
+  argsDigest: string;
+  resultDigest?: string;
+  isError: boolean;
+  code?: ErrorCode;
+  destructive?: boolean;
+  replayed?: boolean;
+}
+
+/** Everything one step's calls share. */
+export interface CallScope {
+  runId: string;
+  storyId: string;
+  step: number;
+  specialist: string;
+  stepServers: readonly string[];
+  stepTools: readonly ToolDescriptor[];
+  repertoire: readonly ToolDescriptor[];
+  repertoireNames: ReadonlySet<string>;
+  plane: ToolPlane;
+  executor: Executor;
+  journal: CallJournal;
+  emit(event: RunEvent): void;
+  signal: AbortSignal;
+}
+
+/** The state of one step's calls: sequence numbers, evidence, unknown outcomes. */
+export interface CallLog {
+  seq: number;
+  evidence: CallEvidence[];
+  /** Calls whose outcome is unknown: the step must end blocked. */
+  unknown: string[];
+}
+
+const now = () => new Date().toISOString();
+
+function refusal(code: ErrorCode, message: string): ToolResult {
+  return { isError: true, code, content: [{ type: "text", text: message }] };
+}
+
+/**
+ * One `ctx.call(name, args)`: resolve → repertoire check → journal (replay a finished key, refuse a
+ * started non-idempotent one) → executor. Never throws; every refusal is a `tool.refused` event.
+ */
+export async function callTool(
+  scope: CallScope,
+  log: CallLog,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  const { runId, storyId, step } = scope;
+  log.seq += 1;
+  const key = `${runId}/${storyId}/step${step}/${log.seq}`;
+  const argsDigest = digestOf(args);
+  const base = { runId, storyId, step, key };
+  const refuse = (code: ErrorCode, message: string, tool = name): ToolResult => {
+    scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message });
+    log.evidence.push({ key, name, tool, argsDigest, isError: true, code });
+    return refusal(code, message);
+  };
+
+  if (scope.signal.aborted) return refuse("aborted", `${name}: the run is stopping; not called`);
+
+  let tool: ToolDescriptor | undefined;
+  try {
+    const resolution = scope.plane.resolve(name, scope.stepTools, scope.specialist);
+    tool = scope.stepTools.find((t) => t.qualifiedName === resolution.qualifiedName);
+  } catch (error) {
+    const failure = toMeshflowError(error, "tool_not_found");
+    const parsed = parseQualifiedName(name);
+    if (
+      failure.code === "tool_not_found" &&
+      parsed &&
+      !scope.stepServers.includes(parsed.server) &&
+      scope.plane.servers().includes(parsed.server)
+    ) {
+      return refuse(
+        "not_in_repertoire",
+        `${name}: server "${parsed.server}" is not one of step ${step}'s servers (${scope.stepServers.join(", ") || "none"})`,
+      );
+    }
+    return refuse(failure.code, failure.message);
+  }
+  if (!tool) return refuse("tool_not_found", `${name}: resolved to a tool the step's servers do not list`);
+  const qualified = tool.qualifiedName;
+  if (!scope.repertoireNames.has(qualified))
+    return refuse(
+      "not_in_repertoire",
+      `${qualified} is not in ${scope.specialist}'s repertoire for step ${step} (its skills or enrichers leave it out)`,
+      qualified,
+    );
+
+  const destructive = tool.annotations.destructiveHint === true;
+  const entry = await scope.journal.get(key);
+  if (entry?.state === "finished" && entry.result) {
+    if (entry.tool !== qualified || entry.argsDigest !== argsDigest) {
+      log.unknown.push(key);
+      return refuse(
+        "outcome_unknown",
+        `${key} was ${entry.tool} (${entry.argsDigest}) in an earlier attempt, now ${qualified} (${argsDigest}): the specialist is not deterministic, so the earlier result cannot be replayed`,
+        qualified,
+      );
+    }
+    const result = entry.result;
+    const resultDigest = digestOf(result);
+    scope.emit({
+      type: "tool.result",
+      time: now(),
+      ...base,
+      tool: qualified,
+      isError: result.isError === true,
+      resultDigest,
+      durationMs: entry.durationMs ?? 0,
+      replayed: true,
+    });
+    log.evidence.push({
+      key,
+      name,
+      tool: qualified,
+      argsDigest,
+      resultDigest,
+      isError: result.isError === true,
+      ...(result.code ? { code: result.code } : {}),
+      destructive,
+      replayed: true,
+    });
+    return result;
+  }
+  if (entry?.state === "started") {
+    const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
+    if (!safe) {
+      log.unknown.push(key);
+      return refuse(
+        "outcome_unknown",
+        `${qualified} (${key}, args ${argsDigest}) was started by an earlier attempt that did not record its result; ` +
+          "the tool is neither idempotent nor read-only, so it is not run again: check the server's state, then start a new run",
+        qualified,
+      );
+    }
+  }
+
+  await scope.journal.begin({ key, tool: qualified, argsDigest });
+  scope.emit({ type: "tool.called", time: now(), ...base, tool: qualified, argsDigest, destructive });
+  const start = performance.now();
+  const result = await scope.executor.submit(
+    { key, tool: qualified, args, runId, storyId, step },
+    { repertoire: scope.repertoireNames, runId, storyId, step, annotationAware: true },
+  );
+  const durationMs = Math.round(performance.now() - start);
+  await scope.journal.finish(key, result, durationMs);
+  const resultDigest = digestOf(result);
+  if (result.isError && result.code && REFUSALS.has(result.code)) {
+    const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
+    scope.emit({ type: "tool.refused", time: now(), ...base, tool: qualified, code: result.code, message: text });
+  } else {
+    scope.emit({
+      type: "tool.result",
+      time: now(),
+      ...base,
+      tool: qualified,
+      isError: result.isError === true,
+      resultDigest,
+      durationMs,
+    });
+  }
+  log.evidence.push({
+    key,
+    name,
+    tool: qualified,
+    argsDigest,
+    resultDigest,
+    isError: result.isError === true,
+    ...(result.code ? { code: result.code } : {}),
+    destructive,
+  });
+  return result;
+}

@@ -1,0 +1,104 @@
+import { dirname, resolve } from "node:path";
+import {
+  didYouMean,
+  formatProblem,
+  hasErrors,
+  loadPrdFile,
+  type McpConfig,
+  MeshflowError,
+  type Prd,
+  planPrd,
+  type RoutingTable,
+  stepKey,
+  type ToolDescriptor,
+} from "@meshflow/core";
+import { digestOf } from "./internal/digest.js";
+import type { PlannedStory, RunPlan } from "./RunPlan.js";
+import type { ToolPlane } from "./ToolPlane.js";
+
+/** What the preflight checks a PRD against. */
+export interface PreflightInput {
+  prdFile: string;
+  routing: RoutingTable;
+  mcpConfig: McpConfig;
+  /** Names of the loaded specialists: every routed step must name one. */
+  specialists: ReadonlySet<string>;
+  /** Only these story ids (in run order); all when undefined. */
+  stories?: readonly string[];
+  /** Discover the servers of the stories to run (false for plans that call nothing). */
+  discover?: ToolPlane;
+}
+
+/** The preflight's result: the plan, the PRD, and the digest resume compares against. */
+export interface Preflight {
+  plan: RunPlan;
+  /** Every tool of the servers the stories use (empty without `discover`). */
+  tools: ToolDescriptor[];
+  prd: Prd;
+  prdDigest: string;
+}
+
+/** Digest of a PRD's work: its stories without `passes` and `notes` (the only fields a run writes). */
+export function prdWorkDigest(prd: Prd): string {
+  return digestOf(prd.userStories.map(({ passes: _p, notes: _n, ...rest }) => rest));
+}
+
+/**
+ * The preflight of a run (the checks of `flow validate` and `flow plan`): loads and validates the PRD,
+ * checks that every step routes to a loaded specialist and every server is configured, and (with
+ * `discover`) lists the tools of every server the stories use. Throws `prd_invalid` with every
+ * problem, `usage` for an unknown `--story`, `server_unreachable` when a server cannot be listed.
+ */
+export async function preflight(input: PreflightInput): Promise<Preflight> {
+  const { prdFile, routing, mcpConfig, specialists } = input;
+  const loaded = await loadPrdFile(prdFile, { routing, specialists });
+  if (!loaded.prd)
+    throw new MeshflowError("prd_invalid", loaded.problems.map(formatProblem).join("\n"), {
+      details: { problems: loaded.problems },
+    });
+  const prd = loaded.prd;
+  const plan = planPrd(prd, { file: prdFile, routing, mcpConfig });
+  let order = plan.stories;
+  if (input.stories) {
+    const known = prd.userStories.map((s) => s.id);
+    for (const id of input.stories)
+      if (!known.includes(id)) throw new MeshflowError("usage", `${prdFile}: no story "${id}"${didYouMean(id, known)}`);
+    const wanted = new Set(input.stories);
+    order = order.filter((s) => wanted.has(s.id));
+  }
+  const selected = new Set(order.filter((s) => !s.skipped).map((s) => s.index));
+  const problems = plan.problems.filter((p) => {
+    const at = /^\$\.userStories\[(\d+)\]/.exec(p.path);
+    return !at || selected.has(Number(at[1]));
+  });
+  if (hasErrors(problems))
+    throw new MeshflowError("prd_invalid", problems.map(formatProblem).join("\n"), { details: { problems } });
+
+  const stories: PlannedStory[] = order.map((s) => {
+    const story = prd.userStories[s.index];
+    if (!story) throw new MeshflowError("internal", `story ${s.id} vanished from the plan`);
+    return { story, index: s.index, skipped: s.skipped, specialists: s.steps.map((st) => st.specialist ?? "") };
+  });
+
+  let tools: ToolDescriptor[] = [];
+  if (input.discover) {
+    const servers = new Set<string>();
+    for (const s of stories)
+      if (!s.skipped)
+        for (const step of s.story.mavenSteps)
+          for (const name of s.story.mcpTools[stepKey(step)] ?? []) servers.add(name);
+    const discovered = await input.discover.discover([...servers]);
+    const { failures } = discovered;
+    tools = discovered.tools;
+    if (failures.length) {
+      const first = failures[0];
+      throw new MeshflowError(
+        first?.code === "server_crashed" || first?.code === "connect_timeout" ? first.code : "server_unreachable",
+        failures.map((f) => `MCP server "${f.server}": ${f.message}`).join("\n"),
+        { details: { failures } },
+      );
+    }
+  }
+  const absolute = resolve(prdFile);
+  return { plan: { prdFile: absolute, prdDir: dirname(absolute), stories }, tools, prd, prdDigest: prdWorkDigest(prd) };
+}

@@ -1,0 +1,119 @@
+import {
+  MeshflowError,
+  type ScriptedCall,
+  StepNumberSchema,
+  type StepOutcome,
+  type Story,
+  type ToolDescriptor,
+  type ToolResult,
+} from "@meshflow/core";
+import { z } from "zod";
+
+/** What the runtime knows about a specialist besides its code (the resolver's `SpecialistInfo`). */
+export interface SpecialistInfo {
+  name: string;
+  description?: string;
+  steps?: number[];
+  skills?: string[];
+  readOnly?: boolean;
+  /** Tool names its think() uses (bare, qualified or aliased), for coverage reports. */
+  tools?: string[];
+}
+
+/** An earlier step of the same story, as `ctx.memory` shows it. */
+export interface StepMemory {
+  step: number;
+  specialist: string;
+  outcome: StepOutcome;
+}
+
+/** Where a specialist writes notes; they land in the run's log, never on stdout. */
+export interface SpecialistLog {
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+}
+
+/** Everything `think()` gets for one story step. */
+export interface ThinkContext {
+  runId: string;
+  story: Story;
+  step: number;
+  specialist: SpecialistInfo;
+  /** The tools this step may use: the step's servers' tools, after skills and enrichers. */
+  repertoire: readonly ToolDescriptor[];
+  /** The story's scripted calls for this step (`calls.step<N>`), possibly empty. */
+  scripted: readonly ScriptedCall[];
+  /**
+   * Calls a tool by any name the resolver knows. Never throws for tool problems: errors and refusals
+   * (`tool_not_found`, `not_in_repertoire`, `outcome_unknown`, …) come back as results with `isError`.
+   */
+  call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  pass(summary: string, ...evidence: unknown[]): StepOutcome;
+  fail(summary: string, ...evidence: unknown[]): StepOutcome;
+  block(summary: string, ...evidence: unknown[]): StepOutcome;
+  /** Outcomes of this story's earlier steps, in order. */
+  memory: readonly StepMemory[];
+  log: SpecialistLog;
+  /** Aborted on Ctrl-C or when the run stops. */
+  signal: AbortSignal;
+}
+
+/** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
+export interface SpecialistDefinition extends SpecialistInfo {
+  description: string;
+  think?: (ctx: ThinkContext) => Promise<StepOutcome>;
+}
+
+const BRAND = Symbol.for("meshflow.specialist");
+
+/** A validated specialist, as `defineSpecialist` returns it. */
+export interface Specialist extends Readonly<SpecialistDefinition> {
+  readonly [BRAND]: true;
+}
+
+const DefinitionSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9-]*$/, "a specialist name is lower-case kebab-case"),
+  description: z.string().min(1),
+  steps: z.array(StepNumberSchema).optional(),
+  skills: z.array(z.string().min(1)).optional(),
+  readOnly: z.boolean().optional(),
+  tools: z.array(z.string().min(1)).optional(),
+  think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
+});
+
+/**
+ * Declares a specialist. Validates the definition; a bad one throws `specialist_invalid` naming the field.
+ *
+ * @example
+ * export default defineSpecialist({
+ *   name: "quality-agent",
+ *   description: "runs the tests",
+ *   steps: [5],
+ *   async think(ctx) {
+ *     const r = await ctx.call("run_tests", {});
+ *     return r.isError ? ctx.fail("tests failed", r) : ctx.pass("tests green", r);
+ *   },
+ * });
+ */
+export function defineSpecialist(definition: SpecialistDefinition): Specialist {
+  const parsed = DefinitionSchema.safeParse(definition);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
+    const name = typeof definition?.name === "string" ? ` "${definition.name}"` : "";
+    throw new MeshflowError("specialist_invalid", `invalid specialist${name}: ${issues.join("; ")}`, {
+      details: { issues },
+    });
+  }
+  return Object.freeze({ ...definition, [BRAND]: true as const });
+}
+
+/** True when `value` came from {@link defineSpecialist} (also across module instances). */
+export function isSpecialist(value: unknown): value is Specialist {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** The data part of a specialist (no code), as the resolver and reports use it. */
+export function specialistInfo(specialist: SpecialistInfo): SpecialistInfo {
+  const { name, description, steps, skills, readOnly, tools } = specialist;
+  return { name, description, steps, skills, readOnly, tools };
+}

@@ -1,0 +1,121 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMeshflowError, MeshflowError } from "@meshflow/core";
+import { isSpecialist, type Specialist } from "./defineSpecialist.js";
+
+/** File names of a specialist folder's entry point, in lookup order. */
+export const AGENT_ENTRY_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"] as const;
+
+/** A specialist and the file it came from. */
+export interface LoadedSpecialist {
+  specialist: Specialist;
+  file: string;
+}
+
+/** Options of {@link loadSpecialists}. */
+export interface LoadSpecialistsOptions {
+  /** Paths that may be missing without an error (the default `agents/` folder). */
+  optional?: readonly string[];
+}
+
+function entryOf(folder: string): string | undefined {
+  for (const name of AGENT_ENTRY_FILES) {
+    const file = join(folder, name);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** Every agent entry file a path names: a file, a specialist folder, or a folder of specialist folders. */
+function entriesOf(path: string): string[] {
+  if (statSync(path).isFile()) return [path];
+  const own = entryOf(path);
+  if (own) return [own];
+  return readdirSync(path, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
+    .map((d) => entryOf(join(path, d.name)))
+    .filter((f): f is string => f !== undefined)
+    .sort();
+}
+
+type Importer = (file: string) => Promise<unknown>;
+
+let importer: Importer | undefined;
+
+/**
+ * TypeScript agent files load without a build step (jiti). `@meshflow/runtime` and `@meshflow/core`
+ * are aliased to the instances this process already runs, so an agent folder anywhere on disk shares
+ * them (and `defineSpecialist` results are recognised).
+ */
+async function getImporter(): Promise<Importer> {
+  if (importer) return importer;
+  const { createJiti } = await import("jiti");
+  const self = fileURLToPath(new URL("../index.js", import.meta.url));
+  const alias: Record<string, string> = { "@meshflow/core": fileURLToPath(import.meta.resolve("@meshflow/core")) };
+  // Built: alias to dist/index.js. Run from sources (tests): index.ts sits beside this folder.
+  alias["@meshflow/runtime"] = existsSync(self) ? self : self.replace(/\.js$/, ".ts");
+  const jiti = createJiti(import.meta.url, { alias, moduleCache: true, fsCache: false });
+  importer = (file) => jiti.import(file, { default: true });
+  return importer;
+}
+
+/**
+ * Loads specialists from folders: `agents/<name>/agent.ts` (or `.mts`, `.js`, `.mjs`) whose default
+ * export is a `defineSpecialist(...)` result named like its folder. Adding a specialist is adding a
+ * folder. A path may also name one specialist folder or one agent file.
+ */
+export async function loadSpecialists(
+  paths: readonly string[],
+  options: LoadSpecialistsOptions = {},
+): Promise<Map<string, LoadedSpecialist>> {
+  const optional = new Set((options.optional ?? []).map((p) => resolve(p)));
+  const found = new Map<string, LoadedSpecialist>();
+  for (const path of paths) {
+    const absolute = resolve(path);
+    if (!existsSync(absolute)) {
+      if (optional.has(absolute)) continue;
+      throw new MeshflowError("file_not_found", `${path}: specialist folder does not exist`, { details: { path } });
+    }
+    for (const file of entriesOf(absolute)) {
+      const specialist = await importSpecialist(file);
+      const folder = basename(dirname(file));
+      if (basename(file).startsWith("agent.") && folder !== specialist.name && statSync(absolute).isDirectory())
+        throw new MeshflowError(
+          "specialist_invalid",
+          `${file}: specialist "${specialist.name}" must live in a folder named "${specialist.name}", found "${folder}"`,
+          { details: { file } },
+        );
+      const earlier = found.get(specialist.name);
+      if (earlier)
+        throw new MeshflowError(
+          "specialist_invalid",
+          `${file}: specialist "${specialist.name}" is already defined in ${earlier.file}`,
+          { details: { file, other: earlier.file } },
+        );
+      found.set(specialist.name, { specialist, file });
+    }
+  }
+  return found;
+}
+
+async function importSpecialist(file: string): Promise<Specialist> {
+  const load = await getImporter();
+  let loaded: unknown;
+  try {
+    loaded = await load(file);
+  } catch (cause) {
+    if (isMeshflowError(cause)) throw new MeshflowError(cause.code, `${file}: ${cause.message}`, { cause });
+    throw new MeshflowError("specialist_invalid", `${file}: cannot load: ${(cause as Error).message ?? cause}`, {
+      cause,
+      details: { file },
+    });
+  }
+  if (!isSpecialist(loaded))
+    throw new MeshflowError(
+      "specialist_invalid",
+      `${file}: the default export must be defineSpecialist({...}) from @meshflow/runtime`,
+      { details: { file } },
+    );
+  return loaded;
+}

@@ -1,0 +1,40 @@
+import type { StepOutcome, ToolResult } from "@meshflow/core";
+import type { ThinkContext } from "./defineSpecialist.js";
+
+/** The text of a result's text blocks, shortened for a one-line summary. */
+export function resultText(result: ToolResult, max = 200): string {
+  const text = result.content
+    .map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : ""))
+    .filter(Boolean)
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * The think() of a specialist without its own plan: runs the story's scripted calls for the step in
+ * order and passes only if none errors. With no scripted calls it cannot do the step: `blocked`.
+ */
+export async function scriptedThink(ctx: ThinkContext): Promise<StepOutcome> {
+  if (ctx.scripted.length === 0)
+    return ctx.block(
+      `${ctx.specialist.name} has no plan of its own and the story declares no calls for step ${ctx.step} ` +
+        `(add "calls": {"step${ctx.step}": [...]} to ${ctx.story.id}, or give the specialist a think())`,
+    );
+  const evidence: unknown[] = [];
+  for (const [i, call] of ctx.scripted.entries()) {
+    if (ctx.signal.aborted) return ctx.block(`aborted before call ${i + 1} (${call.tool})`, ...evidence);
+    const result = await ctx.call(call.tool, call.args ?? {});
+    evidence.push({ tool: call.tool, isError: result.isError === true, code: result.code });
+    if (result.isError) {
+      const why = result.code ? `${result.code}: ` : "";
+      const summary = `call ${i + 1} of ${ctx.scripted.length} (${call.tool}) failed: ${why}${resultText(result)}`;
+      return result.code === "outcome_unknown" || result.code === "aborted"
+        ? ctx.block(summary, ...evidence)
+        : ctx.fail(summary, ...evidence);
+    }
+  }
+  const n = ctx.scripted.length;
+  return ctx.pass(`${n} scripted call${n === 1 ? "" : "s"} succeeded`, ...evidence);
+}

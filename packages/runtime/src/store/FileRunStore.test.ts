@@ -1,0 +1,53 @@
+import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileRunStore } from "./FileRunStore.js";
+import type { RunRecord } from "./RunRecord.js";
+
+const record = (runId: string): RunRecord => ({
+  runId,
+  prd: "/x/prd.json",
+  prdDigest: "sha256:0",
+  stories: ["US-1"],
+  options: { agents: [], failFast: false },
+  status: "running",
+  createdAt: new Date().toISOString(),
+  updatedAt: new Date().toISOString(),
+  pid: process.pid,
+  counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
+});
+
+describe("FileRunStore", () => {
+  it("keeps journal entries by key and ignores a torn last line after a crash", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const store = new FileRunStore(root);
+    const run = await store.create(record("r1"));
+    await run.journal.begin({ key: "r1/US-1/step1/1", tool: "m__t", argsDigest: "sha256:a" });
+    await run.journal.finish("r1/US-1/step1/1", { content: [{ type: "text", text: "ok" }] }, 5);
+    await run.journal.begin({ key: "r1/US-1/step1/2", tool: "m__t", argsDigest: "sha256:b" });
+    run.saveSnapshot({ value: "working", n: 1 });
+    run.saveSnapshot({ value: "working", n: 2 });
+    await run.close();
+    appendFileSync(join(root, "runs/r1/journal.ndjson"), '{"state":"finished","key":"r1/US-1/st');
+    appendFileSync(join(root, "runs/r1/snapshot.ndjson"), '{"value":"gat');
+
+    const reopened = await store.open("r1");
+    expect((await reopened.journal.get("r1/US-1/step1/1"))?.result?.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(await reopened.journal.unfinished()).toMatchObject([{ key: "r1/US-1/step1/2", state: "started" }]);
+    expect(reopened.loadSnapshot()).toEqual({ value: "working", n: 2 });
+    await reopened.close();
+  });
+
+  it("refuses a run another live process holds, and names close run ids", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const store = new FileRunStore(root);
+    await (await store.create(record("nightly-1"))).close();
+    writeFileSync(join(root, "runs/nightly-1/lock"), String(process.ppid));
+    await expect(store.open("nightly-1")).rejects.toMatchObject({ code: "run_locked" });
+    await expect(store.read("nightly-2")).rejects.toThrow(/no run "nightly-2".*did you mean "nightly-1"/);
+    await expect(store.create(record("nightly-1"))).rejects.toMatchObject({ code: "usage" });
+    await expect(store.create(record("../escape"))).rejects.toMatchObject({ code: "usage" });
+    expect((await store.list()).map((r) => r.runId)).toEqual(["nightly-1"]);
+  });
+});

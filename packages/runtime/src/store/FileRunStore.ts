@@ -1,0 +1,238 @@
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { didYouMean, MeshflowError, type RunEvent } from "@meshflow/core";
+import { writeFileAtomic } from "../internal/atomicWrite.js";
+import { processAlive, readNdjson } from "../internal/ndjson.js";
+import { FileCallJournal } from "./FileCallJournal.js";
+import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
+import type { RunHandle, RunStore } from "./RunStore.js";
+
+/** Folder of the run store, relative to the working directory, unless `FLOW_HOME` says otherwise. */
+export const DEFAULT_STORE_DIR = ".flow";
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
+
+/** Checks a run id given by a user (`--run-id`): letters, digits, `.`, `_`, `-`. */
+export function assertRunId(runId: string): void {
+  if (!RUN_ID.test(runId))
+    throw new MeshflowError(
+      "usage",
+      `invalid run id "${runId}": use letters, digits, ".", "_" and "-" (at most 80, not starting with a symbol)`,
+    );
+}
+
+/** A new, sortable run id: `20250111-142233-3f9a`. */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
+}
+
+/** Snapshot log size past which it is compacted to its last line. */
+const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Runs under `<root>/runs/<runId>/`: `run.json` (the record), `events.ndjson` (append-only),
+ * `journal.ndjson` (tool calls by idempotency key), `snapshot.ndjson` (the machine's persisted
+ * snapshots, the last line wins, compacted now and then), `evidence.ndjson` (one record per concluded
+ * story), `log.ndjson`, and a `lock` held by the process running it. Everything that changes during
+ * a run is appended, never rewritten: a killed process leaves at most a torn last line, which
+ * reading ignores, and appends stay cheap where replacing a file is not.
+ */
+export class FileRunStore implements RunStore {
+  readonly root: string;
+
+  constructor(root: string = process.env.FLOW_HOME ?? DEFAULT_STORE_DIR) {
+    this.root = resolve(root);
+  }
+
+  #dir(runId: string): string {
+    return join(this.root, "runs", runId);
+  }
+
+  async create(record: RunRecord): Promise<RunHandle> {
+    assertRunId(record.runId);
+    const dir = this.#dir(record.runId);
+    mkdirSync(join(this.root, "runs"), { recursive: true });
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST")
+        throw new MeshflowError("usage", `run "${record.runId}" already exists in ${this.#display(dir)}`);
+      throw error;
+    }
+    return FileRunHandle.open(dir, this.#display(dir), record);
+  }
+
+  async open(runId: string): Promise<RunHandle> {
+    const dir = this.#existing(runId);
+    return FileRunHandle.open(dir, this.#display(dir));
+  }
+
+  async read(runId: string): Promise<{ record: RunRecord; events: RunEvent[] }> {
+    const dir = this.#existing(runId);
+    return { record: readRecord(dir), events: readNdjson(join(dir, "events.ndjson")) as RunEvent[] };
+  }
+
+  async list(): Promise<RunRecord[]> {
+    const runs = join(this.root, "runs");
+    if (!existsSync(runs)) return [];
+    const records: RunRecord[] = [];
+    for (const entry of readdirSync(runs, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !existsSync(join(runs, entry.name, "run.json"))) continue;
+      records.push(readRecord(join(runs, entry.name)));
+    }
+    return records.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  }
+
+  #existing(runId: string): string {
+    assertRunId(runId);
+    const dir = this.#dir(runId);
+    if (existsSync(join(dir, "run.json"))) return dir;
+    const runs = join(this.root, "runs");
+    const known = existsSync(runs) ? readdirSync(runs) : [];
+    throw new MeshflowError("run_not_found", `no run "${runId}" in ${this.#display(runs)}${didYouMean(runId, known)}`, {
+      details: { runId },
+    });
+  }
+
+  #display(path: string): string {
+    const rel = relative(process.cwd(), path);
+    return rel && !rel.startsWith("..") ? rel : path;
+  }
+}
+
+function readRecord(dir: string): RunRecord {
+  const file = join(dir, "run.json");
+  const parsed = RunRecordSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success)
+    throw new MeshflowError("internal", `${file}: not a run record: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  return parsed.data;
+}
+
+class FileRunHandle implements RunHandle {
+  readonly runId: string;
+  readonly location: string;
+  readonly evidenceFile: string;
+  readonly journal: FileCallJournal;
+  readonly #dir: string;
+  #record: RunRecord;
+  #events: number;
+  #log: number | undefined;
+  #evidence: number | undefined;
+  #snapshots: number | undefined;
+  #snapshotBytes = 0;
+  #pendingEvents = "";
+  readonly #snapshotFile: string;
+
+  private constructor(dir: string, location: string, record: RunRecord) {
+    this.#dir = dir;
+    this.location = location;
+    this.#record = record;
+    this.runId = record.runId;
+    this.evidenceFile = join(dir, "evidence.ndjson");
+    this.journal = new FileCallJournal(join(dir, "journal.ndjson"), () => this.flushEvents());
+    this.#events = openSync(join(dir, "events.ndjson"), "a");
+    const snapshots = join(dir, "snapshot.ndjson");
+    this.#snapshotFile = snapshots;
+    this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
+  }
+
+  /** Takes the run's lock (a live other process holding it is an error), then opens its files. */
+  static open(dir: string, location: string, fresh?: RunRecord): FileRunHandle {
+    const lock = join(dir, "lock");
+    if (existsSync(lock)) {
+      const pid = Number(readFileSync(lock, "utf8"));
+      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid))
+        throw new MeshflowError("run_locked", `run in ${location} is being run by process ${pid}`, {
+          details: { pid },
+        });
+    }
+    writeFileAtomic(lock, String(process.pid));
+    const record = fresh ?? readRecord(dir);
+    const handle = new FileRunHandle(dir, location, { ...record, pid: process.pid });
+    handle.#writeRecord();
+    return handle;
+  }
+
+  record(): RunRecord {
+    return this.#record;
+  }
+
+  updateRecord(patch: Partial<RunRecord>): void {
+    this.#record = { ...this.#record, ...patch, updatedAt: new Date().toISOString() };
+    this.#writeRecord();
+  }
+
+  #writeRecord(): void {
+    writeFileAtomic(join(this.#dir, "run.json"), `${JSON.stringify(this.#record, null, 2)}\n`);
+  }
+
+  appendEvent(event: RunEvent): void {
+    this.#pendingEvents += `${JSON.stringify(event)}\n`;
+  }
+
+  /**
+   * Events are written in batches, before anything that depends on them is (a snapshot, a journal
+   * line) and when the run closes, so the events file is never behind the snapshot or the journal.
+   */
+  flushEvents(): void {
+    if (!this.#pendingEvents) return;
+    writeSync(this.#events, this.#pendingEvents);
+    this.#pendingEvents = "";
+  }
+
+  async events(): Promise<RunEvent[]> {
+    this.flushEvents();
+    return readNdjson(join(this.#dir, "events.ndjson")) as RunEvent[];
+  }
+
+  saveSnapshot(snapshot: unknown): void {
+    this.flushEvents();
+    const file = this.#snapshotFile;
+    const line = `${JSON.stringify(snapshot)}\n`;
+    if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
+      if (this.#snapshots !== undefined) closeSync(this.#snapshots);
+      this.#snapshots = undefined;
+      writeFileAtomic(file, line);
+      this.#snapshotBytes = line.length;
+      return;
+    }
+    this.#snapshots ??= openSync(file, "a");
+    writeSync(this.#snapshots, line);
+    this.#snapshotBytes += line.length;
+  }
+
+  loadSnapshot(): unknown {
+    return readNdjson(this.#snapshotFile).at(-1);
+  }
+
+  writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
+    this.#evidence ??= openSync(this.evidenceFile, "a");
+    writeSync(this.#evidence, `${JSON.stringify({ storyId, ...evidence })}\n`);
+    return this.evidenceFile;
+  }
+
+  log(entry: Record<string, unknown>): void {
+    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a");
+    writeSync(this.#log, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.flushEvents();
+    await this.journal.close();
+    closeSync(this.#events);
+    for (const fd of [this.#log, this.#evidence, this.#snapshots]) if (fd !== undefined) closeSync(fd);
+    this.#log = this.#evidence = this.#snapshots = undefined;
+    rmSync(join(this.#dir, "lock"), { force: true });
+  }
+}

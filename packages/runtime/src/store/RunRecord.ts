@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/** Status of a run as its record says. `running` with a dead process shows as interrupted. */
+export const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
+
+/** How a run was started: enough to resume it in another process. */
+export const RunOptionsSchema = z.strictObject({
+  mcpConfig: z.string().optional(),
+  routing: z.string().optional(),
+  agents: z.array(z.string()),
+  stories: z.array(z.string()).optional(),
+  failFast: z.boolean(),
+  skills: z.string().optional(),
+});
+
+/** `run.json` of a run folder. */
+export const RunRecordSchema = z.strictObject({
+  runId: z.string(),
+  /** Absolute path of the PRD file. */
+  prd: z.string(),
+  /** Digest of the PRD's stories without `passes`/`notes`: resume refuses a PRD whose work changed. */
+  prdDigest: z.string(),
+  /** Story ids in run order, the ones this run handles. */
+  stories: z.array(z.string()),
+  options: RunOptionsSchema,
+  status: RunStatusSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Process that runs (or last ran) it. */
+  pid: z.number().int(),
+  counts: z.strictObject({
+    passed: z.number().int(),
+    failed: z.number().int(),
+    blocked: z.number().int(),
+    skipped: z.number().int(),
+  }),
+});
+
+/** `run.json` of a run folder. */
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+/** Options a run was started with. */
+export type RunOptions = z.infer<typeof RunOptionsSchema>;
+/** Status of a run record. */
+export type RunStatus = z.infer<typeof RunStatusSchema>;

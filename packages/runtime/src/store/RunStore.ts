@@ -1,0 +1,45 @@
+import type { RunEvent } from "@meshflow/core";
+import type { CallJournal } from "@meshflow/queue";
+import type { RunRecord } from "./RunRecord.js";
+
+/** One run's durable state: its record, events, call journal, machine snapshot and evidence. */
+export interface RunHandle {
+  readonly runId: string;
+  /** Where the run's files live (for messages), e.g. `.flow/runs/<runId>`. */
+  readonly location: string;
+  /** The file story evidence lands in (named in the PRD's notes). */
+  readonly evidenceFile: string;
+  record(): RunRecord;
+  /** Merges into the run record and persists it. */
+  updateRecord(patch: Partial<RunRecord>): void;
+  /**
+   * Appends an event; events of one run keep their order. Implementations may buffer, but must write
+   * pending events before a snapshot or a journal line, so the events are never behind either.
+   */
+  appendEvent(event: RunEvent): void;
+  /** Every event recorded so far, in order. */
+  events(): Promise<RunEvent[]>;
+  /** Persists the machine's snapshot (replacing the previous one). */
+  saveSnapshot(snapshot: unknown): void;
+  /** The last persisted snapshot, if any. */
+  loadSnapshot(): unknown;
+  /** Records a story's evidence (the last record of a story wins); returns the file it landed in. */
+  writeEvidence(storyId: string, evidence: Record<string, unknown>): string;
+  /** Appends a log line (specialist notes, warnings). */
+  log(entry: Record<string, unknown>): void;
+  readonly journal: CallJournal;
+  /** Flushes and releases the run (its lock, open files). */
+  close(): Promise<void>;
+}
+
+/** Where runs are kept. The file store is the default; a Redis store plugs in behind the same interface. */
+export interface RunStore {
+  /** Creates a new run folder; fails with `usage` when the id is taken. */
+  create(record: RunRecord): Promise<RunHandle>;
+  /** Opens an existing run for resuming (takes its lock); `run_not_found` with suggestions otherwise. */
+  open(runId: string): Promise<RunHandle>;
+  /** Reads a run without taking its lock. */
+  read(runId: string): Promise<{ record: RunRecord; events: RunEvent[] }>;
+  /** Every run, newest first. */
+  list(): Promise<RunRecord[]>;
+}
