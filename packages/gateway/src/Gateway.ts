@@ -19,7 +19,11 @@ import {
 } from "@meshflow/mcp";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
+import { planTools } from "./ownTools/planTools.js";
+import { runTools } from "./ownTools/runTools.js";
 import { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
+import { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
+import { RunTracker } from "./runs/RunTracker.js";
 
 /** The version the gateway reports in `serverInfo`. */
 export const GATEWAY_VERSION = "0.1.0";
@@ -43,7 +47,9 @@ export interface GatewayOptions {
   callsPerMinute?: number;
   /** Values never shown by any tool (the HTTP bearer token). */
   secrets?: readonly string[];
-  /** More tools for the `core` toolset (meshflow's run tools). */
+  /** Where runs find PRDs, specialists, routing, skills and the store: enables the run tools. */
+  runs?: RunToolsOptions;
+  /** More tools for the `core` toolset. */
   coreTools?: (gateway: Gateway) => readonly ServedTool[];
   onEvent?: (event: GatewayEvent) => void;
 }
@@ -64,7 +70,10 @@ export class Gateway {
   readonly pool: ClientPool;
   /** Servers whose tools could not be discovered at start (their toolsets are unavailable). */
   readonly failures: ServerFailure[];
+  /** Runs started through `flow_run_prd` in this process. */
+  readonly runs = new RunTracker();
   private serveInfo: ServeInfo = { transport: "in-process", auth: "none" };
+  private runEnvironment: RunEnvironment | undefined;
 
   private constructor(hub: ToolsetServer, pool: ClientPool, failures: ServerFailure[]) {
     this.hub = hub;
@@ -105,14 +114,24 @@ export class Gateway {
     });
     const gateway = new Gateway(hub, pool, []);
     const onIssued = options.onEvent ? { onEvent: options.onEvent } : {};
+    const env = options.runs ? new RunEnvironment(options.runs, guard) : undefined;
+    gateway.runEnvironment = env;
     const core: ServedTool[] = [
+      ...(env ? [...runTools({ env, tracker: gateway.runs }), ...planTools(env, hub)] : []),
       diagnoseTool({
         hub,
         serve: () => gateway.serveInfo,
         secrets: options.secrets ?? [],
         version: GATEWAY_VERSION,
+        activeRuns: () =>
+          gateway.runs.active().map((r) => ({
+            runId: r.runId,
+            prd: r.prd,
+            startedAt: r.startedAt,
+            ...(r.last ? { lastEvent: r.last.type } : {}),
+          })),
       }),
-      ...safetyTools(guard),
+      ...safetyTools(guard, { onStop: () => gateway.runs.abortAll() }),
       confirmationTokenTool(hub.registry, hub.confirmation, onIssued),
       ...(options.coreTools?.(gateway) ?? []),
     ];
@@ -151,8 +170,11 @@ export class Gateway {
     return this.openSession(hello).server;
   }
 
-  /** Closes every session and every downstream server. */
+  /** Stops runs in progress (resumable), then closes every session and every downstream server. */
   async close(): Promise<void> {
+    this.runs.abortAll();
+    await this.runs.settle();
+    await this.runEnvironment?.close();
     await this.hub.close();
     await this.pool.close();
   }

@@ -8,7 +8,11 @@ export {
   parseListenAddress,
 } from "./listenAddress.js";
 export { type DiagnoseContext, diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
+export { planTools } from "./ownTools/planTools.js";
+export { type RunToolsContext, runTools } from "./ownTools/runTools.js";
 export { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
+export { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
+export { RunTracker, type TrackedRun } from "./runs/RunTracker.js";
 export {
   assertBindAllowed,
   DEFAULT_SESSION_IDLE_MS,

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { delimiter } from "node:path";
 import { formatProblem, loadMcpConfig, MeshflowError } from "@meshflow/core";
 import {
   assertBindAllowed,
@@ -24,6 +25,10 @@ export interface ServeCommandOptions {
   callsPerMinute?: number;
   allowedHost?: string[];
   mcpConfig?: string;
+  routing?: string;
+  agents?: string[] | string;
+  store?: string;
+  skills?: string;
 }
 
 /** Shorter bearer tokens get a warning: they can be guessed. */
@@ -104,6 +109,10 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
   for (const problems of mcpConfig.invalid.values())
     for (const p of problems) output.err(`flow serve: ${formatProblem(p)}`);
   const log = (line: string) => output.err(`flow serve: ${line}`);
+  const agents =
+    typeof options.agents === "string"
+      ? options.agents.split(delimiter).filter(Boolean)
+      : (options.agents ?? []).flatMap((a) => a.split(delimiter)).filter(Boolean);
   if (listen && token && token.length < MIN_TOKEN_LENGTH)
     log(`warning: FLOW_SERVE_TOKEN has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} random ones`);
 
@@ -115,6 +124,13 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     ...(modeOverride ? { modeOverride } : {}),
     ...(options.callsPerMinute ? { callsPerMinute: options.callsPerMinute } : {}),
     secrets: token ? [token] : [],
+    runs: {
+      mcpConfig,
+      ...(options.routing ? { routingFile: options.routing } : {}),
+      ...(agents.length ? { agents } : {}),
+      ...(options.store ? { storeDir: options.store } : {}),
+      ...(options.skills ? { skillsDir: options.skills } : {}),
+    },
     onEvent: (event) => {
       const line = describeEvent(event);
       if (line) log(line);

@@ -1,5 +1,13 @@
 import { InvalidArgumentError, Option } from "commander";
-import { EXIT_CODES_HELP, mcpConfigOption, type Registrar } from "./shared.js";
+import {
+  agentsOption,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+  skillsOption,
+  storeOption,
+} from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -30,6 +38,10 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
     )
     .option("--allowed-host <name>", "another hostname clients may use in Host/Origin (repeatable)", collect)
     .addOption(mcpConfigOption())
+    .addOption(routingOption())
+    .addOption(agentsOption())
+    .addOption(storeOption())
+    .addOption(skillsOption())
     .addHelpText(
       "after",
       `
@@ -39,6 +51,7 @@ Environment:
   FLOW_CLIENT_MODE   dynamic | static | anthropic: overrides the mode detected from the client
   FLOW_TOOLSET_CONFIG  default for --toolset-config (else ./toolset-config.json when present)
 
+flow_run_prd and flow_plan take PRD files inside the working folder; runs land in --store like flow run's.
 stdout carries MCP messages only (stdio); status lines go to stderr.
 Example .mcp.json entry of a client:
   "meshflow": { "command": "npx", "args": ["flow", "serve", "--stdio", "--toolsets", "filesystem"] }

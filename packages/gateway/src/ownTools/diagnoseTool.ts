@@ -24,6 +24,8 @@ export interface DiagnoseContext {
   /** Values that must never appear in a report (the bearer token). */
   secrets: readonly string[];
   version: string;
+  /** Runs in progress in this process. */
+  activeRuns?: () => { runId: string; prd: string; startedAt: string; lastEvent?: string }[];
 }
 
 /**
@@ -69,6 +71,7 @@ export function diagnoseTool(context: DiagnoseContext): ServedTool {
           ...report,
           toolsets,
           sessions,
+          activeRuns: context.activeRuns?.() ?? [],
         },
         context.secrets,
       );
