@@ -50,8 +50,16 @@ export class RunTracker {
     return active.map((r) => r.runId);
   }
 
-  /** Waits for every run to end. */
-  async settle(): Promise<void> {
-    await Promise.allSettled([...this.runs.values()].map((r) => r.session.done));
+  /** Waits for every run to end, at most `timeoutMs` (a call in flight may wait on its server for long). */
+  async settle(timeoutMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.runs.values()].map((r) => r.session.done)),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
   }
 }
