@@ -22,6 +22,9 @@ export const ERROR_CODES = [
   "confirmation_required",
   "confirmation_invalid",
   "invalid_arguments",
+  // the gateway MCP server
+  "toolset_unknown",
+  "toolset_config_invalid",
   // resolver
   "tool_not_found",
   "tool_ambiguous",
