@@ -128,7 +128,11 @@ export class QueueWorker {
         settings,
         chain: options.chain,
         describe: options.describe,
-        lockKey: (jobId) => `${calls?.toKey(jobId)}:lock`,
+        // BullMQ's lock key of a job (its value is the token of the worker holding it).
+        lockKey: (jobId) => {
+          if (!calls) throw new Error("the calls worker is not constructed yet");
+          return `${calls.toKey(jobId)}:lock`;
+        },
         worker: name,
       });
       calls = new Worker(CALLS_QUEUE, (job, token) => processor.process(job, token), {

@@ -7,7 +7,8 @@ import type { RedisAdapter } from "./RedisAdapter.js";
 
 interface Waiting {
   data: CallJobData;
-  since: number;
+  /** When Redis was last asked about this call (or when it was submitted). */
+  checked: number;
   resolvers: Array<(result: ToolResult) => void>;
   timer: NodeJS.Timeout;
   signal?: AbortSignal;
@@ -15,6 +16,9 @@ interface Waiting {
   /** Set while this process removes the job, so its own `removed` event is not mistaken for someone else's. */
   withdrawing: boolean;
 }
+
+/** Calls asked about per sweep: a sweep stays cheap however many calls wait. */
+const SWEEP_BATCH = 100;
 
 /** Settings of a {@link JobWaiter}. */
 export interface JobWaiterOptions {
@@ -40,6 +44,7 @@ export class JobWaiter {
   readonly #options: JobWaiterOptions;
   readonly #sweeper: NodeJS.Timeout;
   #idle: Array<() => void> = [];
+  #sweeping = false;
 
   constructor(queue: Queue, events: QueueEvents, adapter: RedisAdapter, options: JobWaiterOptions) {
     this.#queue = queue;
@@ -95,7 +100,7 @@ export class JobWaiter {
         this.#options.queueWaitMs,
       );
       timer.unref();
-      const waiting: Waiting = { data, since: Date.now(), resolvers: [resolve], timer, withdrawing: false };
+      const waiting: Waiting = { data, checked: Date.now(), resolvers: [resolve], timer, withdrawing: false };
       if (signal) {
         waiting.signal = signal;
         waiting.onAbort = () =>
@@ -189,6 +194,7 @@ export class JobWaiter {
   async #check(jobId: string): Promise<void> {
     const waiting = this.#pending.get(jobId);
     if (!waiting || waiting.withdrawing) return;
+    waiting.checked = Date.now();
     try {
       const job = await this.#queue.getJob(jobId);
       if (!this.#pending.has(jobId)) return;
@@ -207,8 +213,19 @@ export class JobWaiter {
   }
 
   async #sweep(): Promise<void> {
-    const old = Date.now() - this.#options.sweepMs;
-    const due = [...this.#pending.entries()].filter(([, w]) => w.since < old && !w.withdrawing).map(([id]) => id);
-    for (const jobId of due) await this.#check(jobId);
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      const old = Date.now() - this.#options.sweepMs;
+      const due: string[] = [];
+      // Map order is submission order: the longest-waiting calls come first; a few per sweep.
+      for (const [jobId, w] of this.#pending) {
+        if (w.checked < old && !w.withdrawing) due.push(jobId);
+        if (due.length >= SWEEP_BATCH) break;
+      }
+      for (const jobId of due) await this.#check(jobId);
+    } finally {
+      this.#sweeping = false;
+    }
   }
 }
