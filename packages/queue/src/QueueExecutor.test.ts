@@ -1,3 +1,4 @@
+import type { ToolAnnotations, ToolDescriptor, ToolResult } from "@meshflow/core";
 import { ClientPool, createToolChain, describeFromPool, inMemoryServers } from "@meshflow/mcp";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Redis } from "ioredis";
@@ -129,5 +130,49 @@ describe("QueueExecutor without workers", () => {
     const counts = await queue.getJobCounts("completed");
     await queue.close();
     expect(counts.completed).toBeLessThanOrEqual(21);
+  });
+});
+
+describe("QueueExecutor retries", () => {
+  it("retries an idempotent or read-only call that failed below the tool, never any other", async () => {
+    const prefix = `test-retry-${process.pid}-${++unique}:`;
+    const redis = await connectRedis(inject("redisUrl"), { role: "worker" });
+    const runs: string[] = [];
+    const chain = async (tool: string): Promise<ToolResult> => {
+      runs.push(tool);
+      // Every first run of a tool crashes its server; the second works.
+      return runs.filter((t) => t === tool).length === 1
+        ? { isError: true, code: "server_crashed", content: [{ type: "text", text: "server crashed" }] }
+        : { content: [{ type: "text", text: `${tool} ok` }] };
+    };
+    const annotations: Record<string, ToolAnnotations> = {
+      s__read: { readOnlyHint: true },
+      s__write: { readOnlyHint: false, idempotentHint: false },
+    };
+    const describe = (name: string): ToolDescriptor => ({
+      qualifiedName: name,
+      server: "s",
+      name: name.slice(3),
+      description: "",
+      inputSchema: { type: "object" },
+      annotations: annotations[name] ?? {},
+    });
+    const worker = await QueueWorker.start({ redis, settings: { prefix }, queues: ["calls"], chain, describe });
+    const executor = await QueueExecutor.open({ redis, settings: { prefix }, backoffMs: 20 });
+    cleanup.push(
+      () => redis.quit(),
+      () => worker.drain(),
+      () => executor.close(),
+    );
+    expect(await executor.submit({ key: "rt/S/step1/1", tool: "s__read", args: {} }, {})).toEqual({
+      content: [{ type: "text", text: "s__read ok" }],
+    });
+    const write = await executor.submit({ key: "rt/S/step1/2", tool: "s__write", args: {} }, {});
+    expect(write).toMatchObject({
+      isError: true,
+      code: "outcome_unknown",
+      structuredContent: { error: { cause: "server_crashed" } },
+    });
+    expect(runs).toEqual(["s__read", "s__read", "s__write"]);
   });
 });
