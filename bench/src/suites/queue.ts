@@ -149,7 +149,10 @@ async function meshflowSide(redis: RedisClient): Promise<Side> {
 async function rawSide(redis: RedisClient): Promise<Side> {
   const prefix = `bench-raw${++round}`;
   const queue = new Queue("raw", { connection: redis, prefix });
-  const events = new QueueEvents("raw", { connection: redis, prefix });
+  // Read from "now" on the server's clock, not `$`: a job finished before the first XREAD is not missed.
+  const [seconds, micros] = await redis.time();
+  const lastEventId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 1}-0`;
+  const events = new QueueEvents("raw", { connection: redis, prefix, lastEventId });
   const worker = new Worker("raw", async (job: Job) => ({ ok: job.id }), {
     connection: redis,
     prefix,

@@ -5,7 +5,7 @@ import type { Redis } from "ioredis";
 import { CALL_JOB, type CallJobData, callJobId } from "./callJob.js";
 import type { Executor } from "./Executor.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
-import { RedisAdapter } from "./internal/RedisAdapter.js";
+import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings } from "./QueueSettings.js";
 
@@ -90,8 +90,13 @@ export class QueueExecutor implements Executor {
     const { Queue, QueueEvents } = await import("bullmq");
     const prefix = bullPrefix(settings);
     const queue = new Queue(CALLS_QUEUE, { connection: options.redis, prefix });
-    // QueueEvents blocks on XREAD: bullmq gives it a duplicate of the connection, and closes it.
-    const events = new QueueEvents(CALLS_QUEUE, { connection: options.redis, prefix });
+    // QueueEvents blocks on XREAD: bullmq gives it a duplicate of the connection, and closes it. It
+    // reads from "now", not from `$`, so a call finished before its first read is not missed.
+    const events = new QueueEvents(CALLS_QUEUE, {
+      connection: options.redis,
+      prefix,
+      lastEventId: await streamIdNow(options.redis),
+    });
     queue.on("error", () => {});
     events.on("error", () => {});
     await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);

@@ -4,7 +4,7 @@ import type { DescribeTool, ToolHandler } from "@meshflow/mcp";
 import type { Job, QueueEvents, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { CallProcessor } from "./internal/CallProcessor.js";
-import { RedisAdapter } from "./internal/RedisAdapter.js";
+import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import {
   bullPrefix,
@@ -113,7 +113,11 @@ export class QueueWorker {
       maxStalledCount: options.maxStalledCount ?? 2,
     };
     const runEvents = queues.includes(RUNS_QUEUE)
-      ? new QueueEvents(RUNS_QUEUE, { connection: options.redis, prefix })
+      ? new QueueEvents(RUNS_QUEUE, {
+          connection: options.redis,
+          prefix,
+          lastEventId: await streamIdNow(options.redis),
+        })
       : undefined;
     const worker = new QueueWorker(options, settings, name, runEvents);
     const report = (queue: QueueName) => (error: Error) =>

@@ -212,6 +212,16 @@ export class RedisAdapter {
   }
 }
 
+/**
+ * A stream id just before now on the server's clock (`<ms>-0`): a `QueueEvents` that starts reading
+ * there sees every event added after this call, even before its first XREAD (which from `$` would
+ * miss them). Server time, not this machine's: stream ids come from the Redis clock.
+ */
+export async function streamIdNow(client: Redis): Promise<string> {
+  const [seconds, micros] = await client.time();
+  return `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 1}-0`;
+}
+
 /** `INFO <section>` of a server as a map of its `key:value` lines. */
 export async function serverInfo(client: Redis, section: string): Promise<Map<string, string>> {
   const text = await client.info(section);
