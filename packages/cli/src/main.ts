@@ -3,6 +3,8 @@ import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerDiagnose } from "./register/diagnose.js";
+import { registerDocs } from "./register/docs.js";
+import { registerExport } from "./register/export.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -24,6 +26,8 @@ const REGISTRARS: readonly Registrar[] = [
   registerRuns,
   registerTools,
   registerDiagnose,
+  registerExport,
+  registerDocs,
   registerServe,
   registerWorkspaceServer,
 ];

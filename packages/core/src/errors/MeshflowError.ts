@@ -42,6 +42,10 @@ export const ERROR_CODES = [
   "run_not_found",
   "redis_unavailable",
   "redis_misconfigured",
+  // exporting specialists to agent harnesses
+  "harness_unknown",
+  "export_config_invalid",
+  "export_invalid",
   "internal",
 ] as const;
 

@@ -6,6 +6,8 @@ import {
   type Story,
   type ToolDescriptor,
   type ToolResult,
+  type UniversalTool,
+  UniversalToolSchema,
 } from "@meshflow/core";
 import { z } from "zod";
 
@@ -61,6 +63,11 @@ export interface ThinkContext {
 /** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
 export interface SpecialistDefinition extends SpecialistInfo {
   description: string;
+  /**
+   * Built-in tools it asks an agent harness for when exported (`flow export agents`), e.g.
+   * `[UniversalTool.read, UniversalTool.edit]`; its MCP tools come from its repertoire. Runs ignore them.
+   */
+  harnessTools?: readonly UniversalTool[];
   think?: (ctx: ThinkContext) => Promise<StepOutcome>;
 }
 
@@ -78,6 +85,7 @@ const DefinitionSchema = z.strictObject({
   skills: z.array(z.string().min(1)).optional(),
   readOnly: z.boolean().optional(),
   tools: z.array(z.string().min(1)).optional(),
+  harnessTools: z.array(UniversalToolSchema).optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 
