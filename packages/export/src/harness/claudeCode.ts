@@ -40,6 +40,7 @@ export const claudeCodeWriter: HarnessWriter = {
     "https://code.claude.com/docs/en/sub-agents",
     "https://code.claude.com/docs/en/cli-reference",
     "https://code.claude.com/docs/en/mcp",
+    "https://code.claude.com/docs/en/permissions",
     "https://code.claude.com/docs/en/settings#tools-available-to-claude",
   ],
   mcp: true,
