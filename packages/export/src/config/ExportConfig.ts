@@ -1,5 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
-import { formatJsonPath, formatProblem, MeshflowError, type Problem, UniversalTool } from "@meshflow/core";
+import {
+  formatJsonPath,
+  formatProblem,
+  MeshflowError,
+  type Problem,
+  parseQualifiedName,
+  UniversalTool,
+} from "@meshflow/core";
 import { denyListEnricher, type ToolEnricher } from "@meshflow/resolver";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -9,13 +16,14 @@ import { harnessWriter } from "../harness/harnessWriters.js";
 
 const KEBAB = z.string().regex(/^[a-z][a-z0-9-]*$/, "a specialist name is lower-case kebab-case");
 const TOOL_NAME = z.string().refine((name) => {
+  if (parseQualifiedName(name)) return true;
   try {
     UniversalTool.fromString(name);
     return true;
   } catch {
     return false;
   }
-}, "expected a universal tool (read, write, edit, bash, grep, glob, webfetch, websearch, todo, task) or a harness tool name");
+}, "expected a universal tool (read, write, edit, bash, grep, glob, webfetch, websearch, todo, task), a harness tool name or server__tool");
 const ONLY = { specialists: z.array(KEBAB).min(1).optional() };
 
 /** One enricher of an export config, applied in the order written. */

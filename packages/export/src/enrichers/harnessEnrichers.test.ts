@@ -68,6 +68,13 @@ describe("enrichers in an export", () => {
     ]);
   });
 
+  it("add takes MCP tools by qualified name too: a server only the harness has", () => {
+    expect(exported([addToolsEnricher(["github__get_issue"])], dev, "copilot").at(-1)).toBe("github/get_issue");
+    expect(exported([addToolsEnricher(["github__get_issue"])])).toContain("mcp__github__get_issue");
+    // without a descriptor its behaviour is unknown: a read-only specialist does not get it
+    expect(exported([addToolsEnricher(["github__get_issue"])], auditor)).not.toContain("mcp__github__get_issue");
+  });
+
   it("stripMcp and forSpecialists scope what they touch", () => {
     const strip = forSpecialists(["security-agent"], stripMcpEnricher());
     expect(exported([strip], auditor)).toEqual(["Read"]);

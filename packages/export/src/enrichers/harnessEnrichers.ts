@@ -1,16 +1,24 @@
-import { UniversalTool } from "@meshflow/core";
+import { parseQualifiedName, UniversalTool } from "@meshflow/core";
 import type { ToolEnricher, ToolMapEntry } from "@meshflow/resolver";
 import { isMcpEntry } from "../model/exportTool.js";
 
+/** The tool map key of a tool to add: a universal or custom tool's string form, or a qualified MCP name as given. */
+function keyOf(tool: UniversalTool | string): string {
+  if (typeof tool !== "string") return UniversalTool.toString(tool);
+  if (!UniversalTool.isKind(tool) && parseQualifiedName(tool)) return tool;
+  return UniversalTool.toString(UniversalTool.fromString(tool));
+}
+
 /**
- * Adds harness tools (universal or custom, as values or string forms) to every specialist's map;
- * entries already there keep theirs. The source is `label`.
+ * Adds tools to every specialist's map: universal or custom harness tools (values or string forms), or MCP
+ * tools by qualified name (`github__get_issue`: a server the harness has but meshflow does not discover).
+ * Entries already there keep theirs. The source is `label`.
  *
  * @example
- * addToolsEnricher(["todo", UniversalTool.webfetch])
+ * addToolsEnricher(["todo", UniversalTool.webfetch, "github__get_issue"])
  */
 export function addToolsEnricher(tools: readonly (UniversalTool | string)[], label = "enricher:add"): ToolEnricher {
-  const keys = tools.map((t) => UniversalTool.toString(typeof t === "string" ? UniversalTool.fromString(t) : t));
+  const keys = tools.map(keyOf);
   return (_harness, _specialist, toolMap) => {
     const next = new Map(toolMap);
     for (const key of keys) if (!next.has(key)) next.set(key, { qualifiedName: key, source: label });

@@ -51,6 +51,8 @@ export interface InventorySpecialist {
 /** A tool one skill grants, with the permission that granted it. */
 export interface InventorySkillTool extends InventoryTool {
   permission: string;
+  /** Names that resolve to it among the skill's tools, for the first specialist the skill lists (else shared names). */
+  resolvesFrom: string[];
 }
 
 /** One skill's section: what it grants from every discovered tool. */
@@ -168,19 +170,24 @@ export function buildInventory(input: InventoryInput): Inventory {
       })),
     };
   });
-  const skills = input.skills.map(
-    (skill): InventorySkill => ({
+  const skills = input.skills.map((skill): InventorySkill => {
+    const granted = resolveSkillTools(skill, input.tools, input.index);
+    const repertoire = granted.map((g) => g.tool);
+    // Resolution depends on whose alias pack applies: the skill's first specialist, else only shared names.
+    const owner: SpecialistInfo = { name: skill.specialists?.[0] ?? "" };
+    return {
       name: skill.name,
       description: skill.description,
       permissions: skill.permissions,
       specialists: skill.specialists ?? [],
       file: input.shown ? input.shown(skill.file) : skill.file,
-      tools: resolveSkillTools(skill, input.tools, input.index).map((granted) => ({
-        ...inventoryTool(granted.tool, input.index),
-        permission: granted.permission,
+      tools: granted.map((g) => ({
+        ...inventoryTool(g.tool, input.index),
+        permission: g.permission,
+        resolvesFrom: resolvesFrom(g.tool, repertoire, owner, resolver, input),
       })),
-    }),
-  );
+    };
+  });
   const mappedAll = new Set(coverage.specialists.flatMap((s) => s.mappedTools));
   if (input.shown) {
     const shown = input.shown;

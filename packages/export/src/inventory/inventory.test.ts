@@ -70,6 +70,7 @@ describe("buildInventory", () => {
     expect(inventory.skills.map((s) => [s.name, s.tools.map((t) => `${t.qualifiedName}:${t.permission}`)])).toEqual([
       ["recall", ["kg.store__read_graph:memory_read"]],
     ]);
+    expect(inventory.skills[0]?.tools[0]?.resolvesFrom).toEqual(["bare `read_graph`", "capability `memory_read`"]);
   });
 });
 

@@ -149,9 +149,21 @@ export function renderInventory(inventory: Inventory, source: InventorySource): 
       out.push("No discovered tool has one of its permissions.", "");
       continue;
     }
-    out.push(row(["Tool", "Server", "Permission", "Capabilities", "Annotations"]), "|---|---|---|---|---|");
+    out.push(
+      row(["Tool", "Server", "Permission", "Capabilities", "Annotations", "Resolves from"]),
+      "|---|---|---|---|---|---|",
+    );
     for (const t of skill.tools)
-      out.push(row([`\`${t.qualifiedName}\``, t.server, t.permission, capabilities(t), annotations(t.annotations)]));
+      out.push(
+        row([
+          `\`${t.qualifiedName}\``,
+          t.server,
+          t.permission,
+          capabilities(t),
+          annotations(t.annotations),
+          t.resolvesFrom.join("; "),
+        ]),
+      );
     out.push("");
   }
   return `${out.join("\n").trimEnd()}\n`;
