@@ -66,6 +66,8 @@ export class WorkspaceFiles {
   readonly #ctx: ThinkContext;
   readonly #lister: { tool: ToolDescriptor; kind: Lister };
   readonly #reader: ToolDescriptor | undefined;
+  /** Contents already read in this step: a check that looks at a file twice calls the tool once. */
+  readonly #read = new Map<string, FileContent>();
 
   private constructor(
     ctx: ThinkContext,
@@ -190,6 +192,14 @@ export class WorkspaceFiles {
 
   /** A file's whole text (read in pages when the tool pages), or `binary`. Throws {@link ToolProblem}. */
   async read(path: string): Promise<FileContent> {
+    const known = this.#read.get(normalizePath(path));
+    if (known) return known;
+    const content = await this.#readNow(path);
+    this.#read.set(normalizePath(path), content);
+    return content;
+  }
+
+  async #readNow(path: string): Promise<FileContent> {
     const tool = this.#reader;
     if (!tool) throw new Error("no filesystem_read tool reads file contents (read_text_file, read_file)");
     let text = "";
