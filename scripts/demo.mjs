@@ -8,12 +8,12 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-// MESHFLOW_DEMO_SOURCE runs another copy of the demo folder (the demo's own tests plant a different outcome).
-const source = process.env.MESHFLOW_DEMO_SOURCE ?? join(root, "prd", "examples", "demo");
+// An argument names another copy of the demo folder (the demo's own tests plant a different outcome there).
+const source = process.argv[2] ? resolve(process.argv[2]) : join(root, "prd", "examples", "demo");
 const expected = JSON.parse(readFileSync(join(source, "expected.json"), "utf8"));
 const flowBin = join(root, "packages", "cli", "bin", "flow.js");
 if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) {
@@ -72,7 +72,7 @@ for (const [id, status] of Object.entries(expected.stories)) {
   if (marked !== (status === "passed")) differences.push(`${id} has passes: ${marked} in the updated PRD`);
 }
 const caught = steps.find((e) => e.storyId === expected.caught.story && e.step === expected.caught.step);
-if (!caught || caught.status !== "failed" || !caught.summary.includes(expected.caught.summary))
+if (caught?.status !== "failed" || !caught.summary.includes(expected.caught.summary))
   differences.push(
     `${expected.caught.story} step ${expected.caught.step} did not report "${expected.caught.summary}"` +
       (caught ? ` (it said: ${caught.status}: ${caught.summary})` : ""),

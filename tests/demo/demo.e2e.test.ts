@@ -8,9 +8,9 @@ import { ROOT } from "../helpers/runFlow.js";
 const DEMO = join(ROOT, "prd/examples/demo");
 const SCRIPT = join(ROOT, "scripts/demo.mjs");
 
-function runDemo(env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runDemo(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT], { cwd: ROOT, env: { ...process.env, ...env }, stdio: "pipe" });
+    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: ROOT, stdio: "pipe" });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -92,7 +92,7 @@ describe("npm run demo", () => {
     copies.push(source);
     cpSync(DEMO, source, { recursive: true });
     writeFileSync(join(source, "ops/deploy.js"), "export const deployTarget = (bucket) => ({ bucket });\n");
-    const result = await runDemo({ MESHFLOW_DEMO_SOURCE: source });
+    const result = await runDemo([source]);
     copyOf(result.stdout);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("demo: the run did NOT end as expected");
