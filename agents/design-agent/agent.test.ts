@@ -48,7 +48,7 @@ describe("design-agent", () => {
   const WIRED = ["ui/index.html", "ui/app.js", "ui/styles.css", "ui/widgets/list.js", "ui/img/bg.svg"];
 
   it("passes when every named UI file exists and is referenced (entries need only exist)", async () => {
-    const run = await harness.run(designAgent, { step: 11, servers: ["workspace"], story: named(WIRED) });
+    const run = await harness.run(designAgent, { step: 11, stepServers: ["workspace"], story: named(WIRED) });
     expect(run.status).toBe("passed");
     expect(run.summary).toBe(
       "5 UI file(s) exist and are wired in: ui/index.html (entry); ui/app.js (from ui/index.html); " +
@@ -60,7 +60,7 @@ describe("design-agent", () => {
     for (const server of ["workspace", "filesystem"]) {
       const run = await harness.run(designAgent, {
         step: 11,
-        servers: [server],
+        stepServers: [server],
         story: named(["ui/index.html", "ui/orphan.css", "ui/missing.js", "ui/gone/deeper.js"]),
       });
       expect(run.status, server).toBe("failed");
@@ -71,7 +71,7 @@ describe("design-agent", () => {
   });
 
   it("without UI files to check: runs the step's scripted calls, or is blocked", async () => {
-    const blocked = await harness.run(designAgent, { step: 11, servers: ["workspace"] });
+    const blocked = await harness.run(designAgent, { step: 11, stepServers: ["workspace"] });
     expect(blocked.status).toBe("blocked");
     expect(blocked.summary).toBe(
       'no UI files to check and no calls for step 11: name them in agentConfig["design-agent"].uiFiles or add calls',
@@ -79,7 +79,7 @@ describe("design-agent", () => {
 
     const scripted = await harness.run(designAgent, {
       step: 11,
-      servers: ["memory"],
+      stepServers: ["memory"],
       story: {
         calls: {
           step11: [

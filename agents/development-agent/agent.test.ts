@@ -83,7 +83,7 @@ describe("development-agent", () => {
   });
 
   it("is blocked without a plan", async () => {
-    const run = await harness.run(developmentAgent, { step: 1, servers: ["memory"] });
+    const run = await harness.run(developmentAgent, { step: 1, stepServers: ["memory"] });
     expect(run.status).toBe("blocked");
     expect(run.summary).toBe("no plan for step 1: add calls or configure a model");
     expect(run.calls).toEqual([]);

@@ -97,7 +97,7 @@ describe("quality-agent", () => {
 
     const nothing = await harness.run(qualityAgent, {
       story: { mavenSteps: [5], id: "US-007" },
-      servers: ["workspace"],
+      stepServers: ["workspace"],
     });
     expect(nothing.status).toBe("blocked");
     expect(nothing.summary).toBe("nothing to check: US-007 has no verify commands");

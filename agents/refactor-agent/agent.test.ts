@@ -52,7 +52,7 @@ describe("refactor-agent", () => {
   it("passes a scope whose files are all within the limits, with the measurements as evidence", async () => {
     const run = await harness.run(refactorAgent, {
       step: 3,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: { agentConfig: { "refactor-agent": { paths: ["src"] } } },
     });
     expect(run.status).toBe("passed");
@@ -68,7 +68,7 @@ describe("refactor-agent", () => {
   });
 
   it("fails on a file over the line limit and lists it as evidence (workspace server)", async () => {
-    const run = await harness.run(refactorAgent, { step: 4, servers: ["workspace"] });
+    const run = await harness.run(refactorAgent, { step: 4, stepServers: ["workspace"] });
     expect(run.status).toBe("failed");
     expect(run.summary).toContain("1 file over the limits: generated/big.js: 450 lines > 400");
     expect((run.evidence.at(-1) as { oversized: string[] }).oversized).toEqual(["generated/big.js: 450 lines > 400"]);
@@ -77,7 +77,7 @@ describe("refactor-agent", () => {
   });
 
   it("reaches the same verdict through the filesystem server's tools (found by capability)", async () => {
-    const run = await harness.run(refactorAgent, { step: 6, servers: ["filesystem"] });
+    const run = await harness.run(refactorAgent, { step: 6, stepServers: ["filesystem"] });
     expect(run.status).toBe("failed");
     expect(run.summary).toContain("generated/big.js: 450 lines > 400");
     expect((run.evidence.at(-1) as { tools: unknown }).tools).toEqual({
@@ -89,7 +89,7 @@ describe("refactor-agent", () => {
   it("takes limits from the story: a byte limit, and duplicated blocks that fail the step", async () => {
     const run = await harness.run(refactorAgent, {
       step: 3,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: {
         agentConfig: { "refactor-agent": { paths: ["src"], maxBytes: 300, duplicates: { maxBlocks: 0 } } },
       },
@@ -102,7 +102,7 @@ describe("refactor-agent", () => {
   it("blocks the step on invalid settings, naming the field", async () => {
     const run = await harness.run(refactorAgent, {
       step: 3,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: { id: "US-042", agentConfig: { "refactor-agent": { maxLines: "many" } } },
     });
     expect(run.status).toBe("blocked");
@@ -111,13 +111,13 @@ describe("refactor-agent", () => {
   });
 
   it("blocks when the repertoire has no file tools, and when the scope names a missing folder", async () => {
-    const none = await harness.run(refactorAgent, { step: 3, servers: ["memory"] });
+    const none = await harness.run(refactorAgent, { step: 3, stepServers: ["memory"] });
     expect(none.status).toBe("blocked");
     expect(none.summary).toContain("no tool to list files with");
 
     const missing = await harness.run(refactorAgent, {
       step: 3,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: { agentConfig: { "refactor-agent": { paths: ["nowhere"] } } },
     });
     expect(missing.status).toBe("blocked");

@@ -51,7 +51,7 @@ describe("security-agent", () => {
   it("passes a clean scope", async () => {
     const run = await harness.run(securityAgent, {
       step: 8,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: { agentConfig: { "security-agent": { paths: ["src/app.js"] } } },
     });
     expect(run.status).toBe("passed");
@@ -59,7 +59,7 @@ describe("security-agent", () => {
   });
 
   it("fails with file:line: rule findings, secrets masked, through the workspace server", async () => {
-    const run = await harness.run(securityAgent, { step: 8, servers: ["workspace"] });
+    const run = await harness.run(securityAgent, { step: 8, stepServers: ["workspace"] });
     expect(run.status).toBe("failed");
     expect(run.summary).toBe(
       "4 findings at or above medium: keys/server.pem: private-key-file; " +
@@ -83,7 +83,7 @@ describe("security-agent", () => {
   });
 
   it("finds the same through the filesystem server (directory_tree + read_text_file), read-only", async () => {
-    const run = await harness.run(securityAgent, { step: 10, servers: ["filesystem"] });
+    const run = await harness.run(securityAgent, { step: 10, stepServers: ["filesystem"] });
     expect(run.status).toBe("failed");
     const evidence = run.evidence.at(-1) as { findings: string[]; tools: unknown };
     expect(evidence.tools).toEqual({ list: "filesystem__directory_tree", read: "filesystem__read_text_file" });
@@ -101,7 +101,7 @@ describe("security-agent", () => {
   it("reports findings below failOn without failing, and honours ignore entries", async () => {
     const run = await harness.run(securityAgent, {
       step: 8,
-      servers: ["workspace"],
+      stepServers: ["workspace"],
       story: {
         agentConfig: {
           "security-agent": {
@@ -121,7 +121,7 @@ describe("security-agent", () => {
   });
 
   it("blocks without a tool that reads file contents", async () => {
-    const run = await harness.run(securityAgent, { step: 8, servers: ["memory"] });
+    const run = await harness.run(securityAgent, { step: 8, stepServers: ["memory"] });
     expect(run.status).toBe("blocked");
     expect(run.summary).toMatch(/^cannot scan the workspace: no tool to list files with/);
   });
@@ -150,13 +150,13 @@ describe("security-agent", () => {
       const settings = { paths: ["ui"] };
       const base = await harness.run(securityAgent, {
         step: 8,
-        servers: ["workspace"],
+        stepServers: ["workspace"],
         story: { agentConfig: { "security-agent": settings } },
       });
       expect(base.status).toBe("passed");
       const stricter = await harness.run(strict, {
         step: 8,
-        servers: ["workspace"],
+        stepServers: ["workspace"],
         story: { agentConfig: { "strict-security-agent": settings } },
       });
       expect(stricter.status).toBe("failed");

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerDiagnose } from "./register/diagnose.js";
+import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -24,6 +25,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerTools,
   registerDiagnose,
   registerWorkspaceServer,
+  registerNew,
 ];
 
 function version(): string {

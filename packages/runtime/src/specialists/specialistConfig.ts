@@ -98,7 +98,7 @@ export function loadSpecialistConfig<C extends SpecialistConfig = SpecialistConf
       details: { file: path },
     });
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const first = doc.errors[0];
   if (first) {
     const at = first.linePos?.[0];

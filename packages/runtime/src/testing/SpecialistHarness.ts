@@ -53,7 +53,7 @@ export interface StepInput {
   /** The step (default: the story's first step, else the specialist's first step, else 1). */
   step?: number;
   /** The step's servers when the story does not name them (default: every server of the harness). */
-  servers?: readonly string[];
+  stepServers?: readonly string[];
   /** Outcomes of the story's earlier steps (`ctx.memory`). */
   memory?: readonly StepMemory[];
   signal?: AbortSignal;
@@ -167,7 +167,7 @@ function buildStory(specialist: Specialist, input: StepInput, serverNames: reado
     throw new MeshflowError("usage", `step ${step} is not in the test story's mavenSteps [${mavenSteps.join(", ")}]`);
   const key = stepKey(step);
   const mcpTools = { ...given.mcpTools };
-  mcpTools[key] ??= [...(input.servers ?? serverNames)];
+  mcpTools[key] ??= [...(input.stepServers ?? serverNames)];
   const parsed = StorySchema.safeParse({
     id: "US-TEST",
     title: `${specialist.name} test story`,
