@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
+import { gatewaySuite } from "./suites/gateway.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runtimeSuite } from "./suites/runtime.js";
@@ -10,6 +11,7 @@ import { workspaceSuite } from "./suites/workspace.js";
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
+  gateway: gatewaySuite,
   mcp: mcpSuite,
   resolver: resolverSuite,
   runtime: runtimeSuite,

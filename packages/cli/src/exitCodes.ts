@@ -15,7 +15,13 @@ export const EXIT = {
 /** One of {@link EXIT}'s values. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-const USAGE: ReadonlySet<ErrorCode> = new Set(["usage", "file_not_found", "mcp_config_not_found", "run_not_found"]);
+const USAGE: ReadonlySet<ErrorCode> = new Set([
+  "usage",
+  "file_not_found",
+  "mcp_config_not_found",
+  "run_not_found",
+  "toolset_unknown",
+]);
 const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
   "server_unreachable",
   "server_crashed",

@@ -8,6 +8,7 @@ import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
+import { registerServe } from "./register/serve.js";
 import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
@@ -24,6 +25,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerRuns,
   registerTools,
   registerDiagnose,
+  registerServe,
   registerWorkspaceServer,
   registerNew,
 ];

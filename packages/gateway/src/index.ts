@@ -1,2 +1,26 @@
-// Public API of @meshflow/gateway: filled in by its issue.
-export {};
+// Public API of @meshflow/gateway: the gateway MCP server behind `flow serve`, its own tools and transports.
+export { GATEWAY_VERSION, Gateway, type GatewayEvent, type GatewayOptions } from "./Gateway.js";
+export {
+  DEFAULT_HTTP_HOST,
+  isLoopbackHost,
+  isWildcardHost,
+  type ListenAddress,
+  parseListenAddress,
+} from "./listenAddress.js";
+export { type DiagnoseContext, diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
+export { planTools } from "./ownTools/planTools.js";
+export { type RunToolsContext, runTools } from "./ownTools/runTools.js";
+export { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
+export { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
+export { RunTracker, type TrackedRun } from "./runs/RunTracker.js";
+export {
+  assertBindAllowed,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpServeOptions,
+  MAX_BODY_BYTES,
+  MCP_PATH,
+  type RunningHttp,
+  serveHttp,
+} from "./serveHttp.js";
+export { type ServedConnection, serveOnInitialize } from "./serveOnInitialize.js";
+export { serveStdio } from "./serveStdio.js";

@@ -23,6 +23,9 @@ export const ERROR_CODES = [
   "confirmation_invalid",
   "confirmation_declined",
   "invalid_arguments",
+  // the gateway MCP server
+  "toolset_unknown",
+  "toolset_config_invalid",
   // resolver
   "tool_not_found",
   "tool_ambiguous",

@@ -1,0 +1,64 @@
+import { InvalidArgumentError, Option } from "commander";
+import {
+  agentsOption,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+  skillsOption,
+  storeOption,
+} from "./shared.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new InvalidArgumentError("expected a whole number > 0");
+  return n;
+}
+
+/** `flow serve --stdio | --http <host:port>`. */
+export const registerServe: Registrar = (program, { output, setExit }) => {
+  program
+    .command("serve")
+    .description("serve meshflow and the MCP config's servers to MCP clients (IDEs, agents) over stdio or HTTP")
+    .option("--stdio", "serve one client on stdin/stdout (the default)")
+    .option("--http <host:port>", "serve Streamable HTTP at http://<host:port>/mcp (port alone: 127.0.0.1)")
+    .option("--toolsets <names>", "toolsets to load, comma-separated, or all (core and discovery always load)")
+    .addOption(
+      new Option("--toolset-config <file>", "toolset-config.json: defaultToolsets, clientOverrides, clients").env(
+        "FLOW_TOOLSET_CONFIG",
+      ),
+    )
+    .option(
+      "--calls-per-minute <n>",
+      "guarded calls per minute before the guard locks itself (default 120)",
+      positiveInt,
+    )
+    .option("--allowed-host <name>", "another hostname clients may use in Host/Origin (repeatable)", collect)
+    .addOption(mcpConfigOption())
+    .addOption(routingOption())
+    .addOption(agentsOption())
+    .addOption(storeOption())
+    .addOption(skillsOption())
+    .addHelpText(
+      "after",
+      `
+Environment:
+  FLOW_SERVE_TOKEN   bearer token every HTTP request must send (Authorization: Bearer <token>);
+                     without it --http only binds a loopback address
+  FLOW_CLIENT_MODE   dynamic | static | anthropic: overrides the mode detected from the client
+  FLOW_TOOLSET_CONFIG  default for --toolset-config (else ./toolset-config.json when present)
+
+flow_run_prd and flow_plan take PRD files inside the working folder; runs land in --store like flow run's.
+stdout carries MCP messages only (stdio); status lines go to stderr.
+Example .mcp.json entry of a client:
+  "meshflow": { "command": "npx", "args": ["flow", "serve", "--stdio", "--toolsets", "filesystem"] }
+${EXIT_CODES_HELP}`,
+    )
+    .action(async (options) => {
+      const { serveCommand } = await import("../commands/serve.js");
+      setExit(await serveCommand(options, output));
+    });
+};

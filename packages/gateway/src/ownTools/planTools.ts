@@ -1,0 +1,137 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadPrdFile, MeshflowError, routedSpecialists, stepKey } from "@meshflow/core";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp";
+import {
+  type CoverageSpecialist,
+  classifyTools,
+  computeCoverage,
+  EMPTY_ALIAS_MAP,
+  loadAliasMaps,
+  loadCapabilityCatalog,
+  loadCapabilityOverrides,
+  loadSkills,
+  openClassificationCache,
+  skillsForSpecialist,
+} from "@meshflow/resolver";
+import { dryRun, specialistInfo } from "@meshflow/runtime";
+import { z } from "zod";
+import type { RunEnvironment } from "../runs/RunEnvironment.js";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/** `flow_list_specialists`, `flow_plan` and `flow_coverage`. */
+export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[] {
+  return [
+    defineLocalTool({
+      name: "flow_list_specialists",
+      toolset: CORE_TOOLSET,
+      title: "List specialists",
+      rich: "Lists the specialist agents meshflow routes story steps to: each one's name, description, steps, skills, whether it is read-only and the file it is defined in, and the step → specialist routing table with steps that have no loaded specialist. Use it to see who would do a step before flow_plan or flow_run_prd.",
+      minimal: "List specialists and the step → specialist routing.",
+      input: {},
+      annotations: READ_ONLY,
+      run: async () => {
+        const loaded = await env.specialistFiles();
+        const specialists = [...loaded].map(([, { specialist, file }]) => ({ ...specialistInfo(specialist), file }));
+        const routing = [...env.routing().steps].sort(([a], [b]) => a - b);
+        const steps = routing.map(([step, name]) => ({ step, specialist: name, loaded: loaded.has(name) }));
+        const text = [
+          ...specialists.map((s) => `${s.name}: ${s.description ?? ""} (steps ${(s.steps ?? []).join(", ") || "-"})`),
+          `routing: ${steps.map((s) => `${s.step}→${s.specialist}${s.loaded ? "" : " (not loaded)"}`).join(", ")}`,
+        ].join("\n");
+        return jsonResult({ specialists, routing: steps, agents: env.agents }, text);
+      },
+    }),
+    defineLocalTool({
+      name: "flow_plan",
+      toolset: CORE_TOOLSET,
+      title: "Plan a PRD",
+      rich: "Dry-runs a PRD without calling any tool: validates it, routes every story step to its specialist, discovers each step's servers and resolves every scripted call to the tool it would reach (or the refusal it would get). Use it before flow_run_prd to catch invalid PRDs, unroutable steps and unresolvable tool names.",
+      minimal: "Dry-run a PRD: steps, specialists, tools, scripted calls resolved.",
+      input: {
+        prd: z.string().min(1).describe("PRD file, relative to the server's working folder"),
+        stories: z.array(z.string()).optional().describe("only these story ids"),
+      },
+      annotations: READ_ONLY,
+      run: async ({ prd, stories }) => {
+        const prdFile = env.prdPath(prd);
+        const [plane, specialists] = await Promise.all([env.plane(), env.specialists()]);
+        const result = await dryRun(
+          { plane, specialists, routing: env.routing(), mcpConfig: env.mcpConfig },
+          { prdFile, ...(stories?.length ? { stories } : {}) },
+        );
+        const blocked = result.stories.flatMap((s) =>
+          s.skipped ? [] : s.steps.filter((st) => st.plan === "blocked").map((st) => `${s.id} step ${st.step}`),
+        );
+        const lines = result.stories.map(
+          (s) =>
+            `${s.id}${s.skipped ? " (skipped: passes is true)" : ""}: ${s.steps.map((st) => `${st.step}→${st.specialist} ${st.plan} (${st.tools} tools)`).join(", ")}`,
+        );
+        lines.push(
+          `${result.refusals} scripted call(s) would be refused${blocked.length ? `; blocked: ${blocked.join(", ")}` : ""}`,
+        );
+        return jsonResult({ prd: prdFile, ...result, blocked }, lines.join("\n"));
+      },
+    }),
+    defineLocalTool({
+      name: "flow_coverage",
+      toolset: CORE_TOOLSET,
+      title: "Tool coverage",
+      rich: "Reports which downstream tools at least one specialist can reach (after skills, read-only rules and alias maps), per specialist the tools on its servers, available and mapped, and every unreachable tool with the reason. With a PRD, each specialist's servers are those of its steps; without one, every server. Use it to find tools no agent can use.",
+      minimal: "Show which tools specialists can reach, and the unreachable ones.",
+      input: { prd: z.string().optional().describe("PRD file: specialists' servers from its steps") },
+      annotations: READ_ONLY,
+      run: async ({ prd }) => {
+        const skillsDir = env.skillsDir;
+        if (!skillsDir)
+          throw new MeshflowError(
+            "file_not_found",
+            "flow_coverage needs a skills folder (capabilities.yaml, SKILL.md files): start flow serve with --skills <dir> or FLOW_SKILLS, or from a folder with ./skills",
+          );
+        const catalog = loadCapabilityCatalog(join(skillsDir, "capabilities.yaml"));
+        const overrides = loadCapabilityOverrides(join(skillsDir, "capability-overrides.yaml"), catalog, {
+          optional: true,
+        });
+        const skills = loadSkills(skillsDir, { catalog });
+        const aliasDir = join(skillsDir, "aliases");
+        const aliases = existsSync(aliasDir) ? loadAliasMaps(aliasDir) : EMPTY_ALIAS_MAP;
+        const configured = [...env.mcpConfig.servers.keys()];
+        const { tools, failures } = await hub.pool.discover(configured);
+        const cache = await openClassificationCache({ file: join(env.store.root, "cache", "classifications.json") });
+        let index: Awaited<ReturnType<typeof classifyTools>>;
+        try {
+          index = await classifyTools(tools, { catalog, cache, overrides });
+        } finally {
+          await cache.close();
+        }
+        const routing = env.routing();
+        const servers = new Map<string, string[]>();
+        if (prd) {
+          const loaded = await loadPrdFile(env.prdPath(prd), { routing });
+          for (const story of loaded.prd?.userStories ?? [])
+            for (const step of story.mavenSteps) {
+              const name = routing.steps.get(step);
+              if (!name) continue;
+              const list = servers.get(name) ?? [];
+              for (const s of story.mcpTools[stepKey(step)] ?? []) if (!list.includes(s)) list.push(s);
+              servers.set(name, list);
+            }
+        } else for (const name of routedSpecialists(routing)) servers.set(name, configured);
+        const loaded = await env.specialists();
+        const specialists: CoverageSpecialist[] = [...servers].map(([name, list]) => {
+          const own = loaded.get(name);
+          const attached = skillsForSpecialist(skills, name).map((s) => s.name);
+          const info = own ? specialistInfo(own) : attached.length ? { name, skills: attached } : { name };
+          return { specialist: info, servers: list };
+        });
+        const report = computeCoverage({ tools, specialists, skills, index, aliases });
+        const text = `${report.reachable} of ${report.tools} tools reachable by at least one specialist (${report.percent.toFixed(1)}%); unreachable: ${report.unreachable.map((u) => u.qualifiedName).join(", ") || "none"}`;
+        return jsonResult(
+          { ...report, failures: failures.map(({ server, code, message }) => ({ server, code, message })) },
+          text,
+        );
+      },
+    }),
+  ];
+}

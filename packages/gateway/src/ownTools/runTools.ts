@@ -1,0 +1,184 @@
+import type { RunEvent } from "@meshflow/core";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, refusal, type ServedTool } from "@meshflow/mcp";
+import { newRunId, processAlive, type RunRecord, startRun } from "@meshflow/runtime";
+import { z } from "zod";
+import type { RunEnvironment } from "../runs/RunEnvironment.js";
+import type { RunTracker } from "../runs/RunTracker.js";
+
+/** How long `flow_run_prd` waits for the run's preflight before answering with its id anyway. */
+const PREFLIGHT_WAIT_MS = 30_000;
+
+/** What the run tools work with. */
+export interface RunToolsContext {
+  env: RunEnvironment;
+  tracker: RunTracker;
+}
+
+interface StoryReport {
+  id: string;
+  status: string;
+  summary?: string;
+  steps: { step: number; specialist?: string; status: string; summary?: string; calls?: number }[];
+  refusals: { step: number; tool: string; code: string; message: string }[];
+}
+
+/** Each story's outcome and steps, from a run's events. */
+function storiesOf(record: RunRecord, events: readonly RunEvent[]): StoryReport[] {
+  const stories = new Map<string, StoryReport>(
+    record.stories.map((id) => [id, { id, status: "pending", steps: [], refusals: [] }]),
+  );
+  const story = (id: string) => {
+    let s = stories.get(id);
+    if (!s) {
+      s = { id, status: "pending", steps: [], refusals: [] };
+      stories.set(id, s);
+    }
+    return s;
+  };
+  for (const e of events) {
+    if (e.type === "story.started") story(e.storyId).status = "running";
+    else if (e.type === "step.started")
+      story(e.storyId).steps.push({ step: e.step, specialist: e.specialist, status: "running" });
+    else if (e.type === "step.finished") {
+      const step = story(e.storyId).steps.findLast((s) => s.step === e.step);
+      const done = { status: e.status, summary: e.summary, ...(e.calls !== undefined ? { calls: e.calls } : {}) };
+      if (step) Object.assign(step, done);
+      else story(e.storyId).steps.push({ step: e.step, ...done });
+    } else if (e.type === "tool.refused")
+      story(e.storyId).refusals.push({ step: e.step, tool: e.tool, code: e.code, message: e.message });
+    else if (e.type === "story.finished") Object.assign(story(e.storyId), { status: e.status, summary: e.summary });
+  }
+  return [...stories.values()];
+}
+
+/** `flow_run_prd` and `flow_run_status`. */
+export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
+  return [
+    defineLocalTool({
+      name: "flow_run_prd",
+      toolset: CORE_TOOLSET,
+      title: "Run a PRD",
+      rich: "Starts a meshflow run of a PRD file in the background: every story step goes to its specialist, whose tool calls go through the resolver and middleware, and the completion gate marks passing stories in the PRD. Answers with the run id once the preflight passed (or with every problem of an invalid PRD); follow it with flow_run_status. Not for a quick look: use flow_plan.",
+      minimal: "Start a run of a PRD in the background; returns its run id.",
+      input: {
+        prd: z.string().min(1).describe("PRD file, relative to the server's working folder"),
+        stories: z.array(z.string()).optional().describe("only these story ids"),
+        failFast: z.boolean().default(false).describe("start no further story after one fails"),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      run: async ({ prd, stories, failFast }) => {
+        const prdFile = env.prdPath(prd);
+        const [plane, specialists] = await Promise.all([env.plane(), env.specialists()]);
+        const runId = newRunId();
+        let markStarted: () => void = () => {};
+        const started = new Promise<void>((resolve) => {
+          markStarted = resolve;
+        });
+        const session = await startRun(
+          {
+            plane,
+            store: env.store,
+            specialists,
+            routing: env.routing(),
+            mcpConfig: env.mcpConfig,
+            onEvent: (event) => {
+              tracker.event(runId, event);
+              if (event.type === "run.started") markStarted();
+            },
+          },
+          {
+            prdFile,
+            runId,
+            failFast,
+            ...(stories?.length ? { stories } : {}),
+            record: {
+              agents: env.agents,
+              ...(env.mcpConfig.file ? { mcpConfig: env.mcpConfig.file } : {}),
+              ...(env.routingFile ? { routing: env.routingFile } : {}),
+              ...(env.skillsDir ? { skills: env.skillsDir } : {}),
+            },
+          },
+        );
+        tracker.add({ runId, prd: prdFile, startedAt: new Date().toISOString(), session });
+        let timer: NodeJS.Timeout | undefined;
+        const first = await Promise.race([
+          started.then(() => "started" as const),
+          session.done.then((summary) => summary),
+          new Promise<"waiting">((resolve) => {
+            timer = setTimeout(() => resolve("waiting"), PREFLIGHT_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (typeof first === "object" && first.status === "refused" && first.error)
+          return refusal(first.error.code, `run refused: ${first.error.message}`, { runId, ...first.error.details });
+        const status = typeof first === "object" ? first.status : first === "started" ? "running" : "preflight";
+        return jsonResult(
+          { runId, status, prd: prdFile, ...(typeof first === "object" ? { counts: first.counts } : {}) },
+          `run ${runId} ${status === "running" ? "started" : status} for ${prdFile}; follow it with flow_run_status {"runId": "${runId}"}`,
+        );
+      },
+    }),
+    defineLocalTool({
+      name: "flow_run_status",
+      toolset: CORE_TOOLSET,
+      title: "Run status",
+      rich: "Reads a run from the run store: its status (running, passed, failed, aborted, or interrupted when its process died), counts, and each story's steps, outcomes and refused tool calls. Without a run id it lists the newest runs. Use it after flow_run_prd; it never changes anything and works while the guard is locked.",
+      minimal: "Show a run's status, stories and steps (or list recent runs).",
+      input: {
+        runId: z.string().optional().describe("the run id flow_run_prd returned; omit to list recent runs"),
+        limit: z.number().int().min(1).max(100).default(10).describe("runs to list without a run id"),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: async ({ runId, limit }) => {
+        if (!runId) {
+          const runs = (await env.store.list()).slice(0, limit).map((r) => ({
+            runId: r.runId,
+            status: effective(r),
+            prd: r.prd,
+            createdAt: r.createdAt,
+            counts: r.counts,
+          }));
+          const active = tracker.active().map((r) => r.runId);
+          return jsonResult(
+            { runs, active },
+            runs.length
+              ? runs.map((r) => `${r.runId}  ${r.status}  ${r.prd}`).join("\n")
+              : `no runs in ${env.store.root}`,
+          );
+        }
+        const tracked = tracker.get(runId);
+        if (tracked?.summary?.status === "refused" && tracked.summary.error)
+          return jsonResult({
+            runId,
+            status: "refused",
+            prd: tracked.prd,
+            error: { code: tracked.summary.error.code, message: tracked.summary.error.message },
+          });
+        if (tracked && !tracked.summary && !tracked.last)
+          return jsonResult({ runId, status: "preflight", prd: tracked.prd }, `run ${runId}: preflight in progress`);
+        const { record, events } = await env.store.read(runId);
+        const stories = storiesOf(record, events);
+        const status = tracked && !tracked.summary ? "running" : effective(record);
+        const body = {
+          runId,
+          status,
+          prd: record.prd,
+          createdAt: record.createdAt,
+          updatedAt: record.updatedAt,
+          counts: record.counts,
+          stories,
+          ...(tracked?.summary?.warnings.length ? { warnings: tracked.summary.warnings } : {}),
+        };
+        const lines = stories.map(
+          (s) => `${s.id} ${s.status}${s.summary ? `: ${s.summary}` : ""} (${s.steps.length} steps)`,
+        );
+        return jsonResult(body, `run ${runId} ${status} (${record.prd})\n${lines.join("\n")}`);
+      },
+    }),
+  ];
+}
+
+/** A record's status, `interrupted` when it says running but its process is gone. */
+function effective(record: RunRecord): string {
+  return record.status === "running" && !processAlive(record.pid) ? "interrupted" : record.status;
+}

@@ -1,0 +1,130 @@
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { loadRoutingTable, type McpConfig, MeshflowError, type RoutingTable } from "@meshflow/core";
+import { type Guard, type Middleware, refusal } from "@meshflow/mcp";
+import { InlineExecutor } from "@meshflow/queue";
+import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
+
+/** Where the gateway's run tools find PRDs, specialists, routing, skills and the run store. */
+export interface RunToolsOptions {
+  /** The MCP config runs use (the same servers the gateway serves). */
+  mcpConfig: McpConfig;
+  /** Step → specialist routing merged over the default. */
+  routingFile?: string;
+  /** Specialist folders (default `./agents`, optional). */
+  agents?: readonly string[];
+  /** The run store's folder (default `FLOW_HOME` or `.flow`). */
+  storeDir?: string;
+  /** Skills folder (default `./skills` when present). */
+  skillsDir?: string;
+  /** PRD files must lie inside this folder (default: the working folder). */
+  root?: string;
+}
+
+/**
+ * What the run tools share, loaded on first use: the routing table, the specialists, the run store
+ * and one tool plane (client pool, chain, resolver) for every run of the gateway. The plane's calls
+ * are refused while the gateway's guard is locked, so an emergency stop reaches runs too.
+ */
+export class RunEnvironment {
+  readonly store: FileRunStore;
+  readonly root: string;
+  readonly agents: string[];
+  readonly skillsDir: string | undefined;
+  private readonly options: RunToolsOptions;
+  private readonly guard: Guard;
+  private routingTable: RoutingTable | undefined;
+  private loadingSpecialists: Promise<Map<string, { specialist: Specialist; file: string }>> | undefined;
+  private loadingPlane: Promise<ToolPlane> | undefined;
+
+  constructor(options: RunToolsOptions, guard: Guard) {
+    this.options = options;
+    this.guard = guard;
+    this.store = new FileRunStore(options.storeDir);
+    this.root = realpathSync(resolve(options.root ?? "."));
+    this.agents = (options.agents?.length ? options.agents : ["agents"]).map((a) => resolve(a));
+    const skills = resolve(options.skillsDir ?? "skills");
+    this.skillsDir = options.skillsDir || existsSync(skills) ? skills : undefined;
+  }
+
+  get mcpConfig(): McpConfig {
+    return this.options.mcpConfig;
+  }
+
+  /** The absolute routing file in use, if any. */
+  get routingFile(): string | undefined {
+    return this.options.routingFile ? resolve(this.options.routingFile) : undefined;
+  }
+
+  routing(): RoutingTable {
+    this.routingTable ??= loadRoutingTable({ overrideFile: this.options.routingFile });
+    return this.routingTable;
+  }
+
+  /** Loaded specialists by name, with their files. */
+  specialistFiles(): Promise<Map<string, { specialist: Specialist; file: string }>> {
+    this.loadingSpecialists ??= loadSpecialists(this.agents, {
+      optional: this.options.agents?.length ? [] : this.agents,
+    }).catch((error: unknown) => {
+      this.loadingSpecialists = undefined;
+      throw error;
+    });
+    return this.loadingSpecialists;
+  }
+
+  async specialists(): Promise<Map<string, Specialist>> {
+    return new Map([...(await this.specialistFiles())].map(([name, loaded]) => [name, loaded.specialist]));
+  }
+
+  /** The shared tool plane of runs. */
+  plane(): Promise<ToolPlane> {
+    this.loadingPlane ??= createToolPlane({
+      mcpConfig: this.options.mcpConfig,
+      ...(this.skillsDir ? { skillsDir: this.skillsDir } : {}),
+      cacheFile: join(this.store.root, "cache", "classifications.json"),
+      pool: { stderrDir: join(this.store.root, "logs") },
+      executor: (chain) => new InlineExecutor(lockMiddleware(this.guard)(chain)),
+    }).catch((error: unknown) => {
+      this.loadingPlane = undefined;
+      throw error;
+    });
+    return this.loadingPlane;
+  }
+
+  /**
+   * A PRD path from a client, resolved against the root; it must exist and lie inside the root
+   * (symlinks resolved), since a run writes to it and runs its verify commands.
+   */
+  prdPath(path: string): string {
+    const absolute = resolve(this.root, path);
+    if (!existsSync(absolute))
+      throw new MeshflowError("file_not_found", `${path}: no such PRD file (relative paths start at ${this.root})`, {
+        details: { file: path },
+      });
+    const real = realpathSync(absolute);
+    const inside = relative(this.root, real);
+    if (inside.startsWith("..") || isAbsolute(inside))
+      throw new MeshflowError("usage", `${path}: PRD files must lie inside ${this.root}`, { details: { file: path } });
+    return real;
+  }
+
+  async close(): Promise<void> {
+    const plane = this.loadingPlane;
+    this.loadingPlane = undefined;
+    if (plane) await (await plane.catch(() => undefined))?.close();
+  }
+}
+
+/**
+ * Refuses every call while the gateway's guard is locked (an emergency stop reaches runs too); the
+ * plane's own chain keeps its rate limit.
+ */
+function lockMiddleware(guard: Guard): Middleware {
+  return (next) => (tool, args, ctx) => {
+    const state = guard.state();
+    if (!state.locked) return next(tool, args, ctx);
+    return Promise.resolve(
+      refusal("guard_locked", `${state.lockReason ?? "locked"} (the gateway's guard is locked; ${tool} was not run)`),
+    );
+  };
+}

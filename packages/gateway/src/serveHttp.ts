@@ -1,0 +1,222 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { MeshflowError } from "@meshflow/core";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "./Gateway.js";
+import { bearerMatches, rebindingProblem } from "./internal/httpGuards.js";
+import { isLoopbackHost, isWildcardHost, type ListenAddress } from "./listenAddress.js";
+
+/** The path of the Streamable HTTP endpoint. */
+export const MCP_PATH = "/mcp";
+/** The largest request body read (bigger ones get 413). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Options of {@link serveHttp}. */
+export interface HttpServeOptions extends ListenAddress {
+  /** `FLOW_SERVE_TOKEN`: every request needs `Authorization: Bearer <token>`. Required off loopback. */
+  token?: string | undefined;
+  /** More hostnames accepted in `Host` and `Origin` (the loopback names and the bound host always are). */
+  allowedHosts?: readonly string[];
+  /** A session with no request and no open stream for this long is closed (default 30 min). */
+  sessionIdleMs?: number;
+  /** Refused requests: bad host, missing or wrong token. */
+  onRefused?: (refusal: { status: number; reason: string; remote: string | undefined }) => void;
+}
+
+/** A listening HTTP gateway. */
+export interface RunningHttp {
+  /** `http://host:port/mcp` (the real port when 0 was asked for). */
+  url: string;
+  port: number;
+  /** Client sessions open now. */
+  sessionCount(): number;
+  /** Stops listening and closes every session. */
+  close(): Promise<void>;
+}
+
+/** Default idle time after which a session is closed: one-shot clients rarely say goodbye. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
+interface HttpSession {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+  /** Epoch ms of the last request. */
+  lastSeen: number;
+  /** Requests in progress (an SSE stream stays open as long as the client listens). */
+  open: number;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: "2.0", error: { code, message }, id: null };
+}
+
+async function readJson(
+  req: IncomingMessage,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: `request body over ${MAX_BODY_BYTES} bytes` };
+    chunks.push(buffer);
+  }
+  try {
+    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch (error) {
+    return {
+      ok: false,
+      status: 400,
+      message: `parse error: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/**
+ * Without a token only this machine may connect: binding anything but a loopback address is
+ * refused (a usage error that says what to do).
+ */
+export function assertBindAllowed(host: string, token: string | undefined): void {
+  if (!token && !isLoopbackHost(host))
+    throw new MeshflowError(
+      "usage",
+      `refusing to serve on ${host} without a token: set FLOW_SERVE_TOKEN (clients then send "Authorization: Bearer <token>"), or bind a loopback address such as 127.0.0.1`,
+    );
+}
+
+/**
+ * Serves the gateway over Streamable HTTP at `/mcp`, one session per client (built from its
+ * `initialize` request). With a token every request needs `Authorization: Bearer <token>`
+ * (compared in constant time; 401 otherwise); without one only a loopback address may be bound.
+ * `Host` and `Origin` are checked against the allowed hostnames (DNS-rebinding protection, 403).
+ */
+export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<RunningHttp> {
+  const token = options.token ? options.token : undefined;
+  assertBindAllowed(options.host, token);
+  const allowed = new Set(["localhost", "127.0.0.1", "[::1]"]);
+  if (!isWildcardHost(options.host))
+    allowed.add(options.host.includes(":") ? `[${options.host.replace(/^\[|\]$/g, "")}]` : options.host.toLowerCase());
+  for (const h of options.allowedHosts ?? []) allowed.add(h.toLowerCase());
+
+  const sessions = new Map<string, HttpSession>();
+  const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers = {}) => {
+    options.onRefused?.({ status, reason, remote: req.socket.remoteAddress });
+    sendJson(res, status, rpcError(-32000, reason), headers);
+  };
+
+  const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    if (!isInitializeRequest(body)) {
+      refuse(req, res, 400, "no valid session: send an initialize request first (without an mcp-session-id header)");
+      return;
+    }
+    const { server } = gateway.openSession(body.params);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, close: () => server.close(), lastSeen: Date.now(), open: 0 });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize the transport refused leaves a server no session will ever reach.
+    if (!transport.sessionId) await server.close();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32000, `not found: the MCP endpoint is ${MCP_PATH}`));
+    const rebinding = rebindingProblem(req, allowed);
+    if (rebinding) return refuse(req, res, 403, rebinding);
+    if (token && !bearerMatches(req, token))
+      return refuse(req, res, 401, "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>", {
+        "www-authenticate": 'Bearer realm="meshflow"',
+      });
+    const sessionId = req.headers["mcp-session-id"];
+    const session = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (typeof sessionId === "string" && !session)
+      return refuse(req, res, 404, `unknown or closed session ${sessionId}: initialize a new one`);
+    if (session) {
+      session.lastSeen = Date.now();
+      session.open++;
+      res.once("close", () => {
+        session.open--;
+        session.lastSeen = Date.now();
+      });
+    }
+    if (req.method === "POST") {
+      const read = await readJson(req);
+      if (!read.ok) return sendJson(res, read.status, rpcError(read.status === 400 ? -32700 : -32000, read.message));
+      if (session) return session.transport.handleRequest(req, res, read.body);
+      return openSession(req, res, read.body);
+    }
+    if (req.method === "GET" || req.method === "DELETE") {
+      if (!session) return refuse(req, res, 400, "missing mcp-session-id header");
+      return session.transport.handleRequest(req, res);
+    }
+    return sendJson(res, 405, rpcError(-32000, `method ${req.method ?? ""} not allowed`), {
+      allow: "GET, POST, DELETE",
+    });
+  };
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent)
+        sendJson(res, 500, rpcError(-32603, error instanceof Error ? error.message : String(error)));
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new MeshflowError(
+          error.code === "EADDRINUSE" ? "usage" : "server_unreachable",
+          `cannot listen on ${options.host}:${options.port}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions)
+        if (s.open <= 0 && now - s.lastSeen > idleMs) {
+          sessions.delete(id);
+          void s.close().catch(() => undefined);
+        }
+    },
+    Math.min(60_000, Math.max(1_000, idleMs / 2)),
+  );
+  sweep.unref();
+  const port = (http.address() as AddressInfo).port;
+  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const url = `http://${shown}:${port}${MCP_PATH}`;
+  gateway.setServeInfo({ transport: "http", url, auth: token ? "bearer" : "none" });
+  return {
+    url,
+    port,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      clearInterval(sweep);
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map((s) => s.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
