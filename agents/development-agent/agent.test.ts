@@ -12,7 +12,7 @@ describe("development-agent", () => {
 
   beforeAll(async () => {
     ws = fixtureFiles({ "src/index.js": "export {};\n" });
-    memoryFile = `${ws.root}-memory.jsonl`;
+    memoryFile = ws.memoryFile;
     harness = await createSpecialistHarness({
       servers: { filesystem: filesystemServer(ws.root), memory: memoryServer(memoryFile) },
     });

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { createSpecialistHarness, type SpecialistHarness } from "@meshflow/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -40,7 +39,7 @@ describe("refactor-agent", () => {
       servers: {
         workspace: workspaceServer(ws.root),
         filesystem: filesystemServer(ws.root),
-        memory: memoryServer(join(ws.root, "..", `${ws.root.split("/").at(-1)}-memory.jsonl`)),
+        memory: memoryServer(ws.memoryFile),
       },
     });
   });

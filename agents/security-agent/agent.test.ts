@@ -33,7 +33,7 @@ describe("security-agent", () => {
       servers: {
         workspace: workspaceServer(ws.root),
         filesystem: filesystemServer(ws.root),
-        memory: memoryServer(`${ws.root}-memory.jsonl`),
+        memory: memoryServer(ws.memoryFile),
       },
     });
   });

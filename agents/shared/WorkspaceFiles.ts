@@ -37,6 +37,22 @@ interface TreeNode {
 /** Folders a tree listing is asked to leave out (the walk filters them again). */
 const TREE_EXCLUDES = ["node_modules", "**/node_modules", ".git", "**/.git", ".flow"];
 
+/** The JSON tree `directory_tree` returns; anything else is a tool problem, not a crash of the specialist. */
+function parseTree(tool: string, result: ToolResult): TreeNode[] {
+  try {
+    const nodes: unknown = JSON.parse(fullText(result));
+    if (Array.isArray(nodes)) return nodes as TreeNode[];
+  } catch {
+    // reported below
+  }
+  throw new ToolProblem(tool, {
+    isError: true,
+    content: [
+      { type: "text", text: `expected a JSON array of {name, type, children}, got: ${fullText(result).slice(0, 200)}` },
+    ],
+  });
+}
+
 /** A read failure that means "no such file" (workspace server code, or the filesystem server's ENOENT). */
 function isNotFound(problem: ToolProblem): boolean {
   const code = structured(problem.result).code;
@@ -132,7 +148,7 @@ export class WorkspaceFiles {
       const result = await this.#ctx.call(tool.qualifiedName, args);
       // A file named in `paths` is not a directory: it is listed as itself if it can be read.
       if (result.isError) return this.#asSingleFile(root, new ToolProblem(tool.qualifiedName, result));
-      const nodes = JSON.parse(fullText(result)) as TreeNode[];
+      const nodes = parseTree(tool.qualifiedName, result);
       const files: WorkspaceFile[] = [];
       const walk = (node: TreeNode, prefix: string) => {
         const path = prefix === "." ? node.name : `${prefix}/${node.name}`;

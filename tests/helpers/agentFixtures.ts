@@ -12,6 +12,8 @@ const require = createRequire(import.meta.url);
 export interface FixtureFiles {
   /** The folder (a real path). */
   root: string;
+  /** A file beside the folder for server-memory's graph (outside the workspace the specialists scan). */
+  memoryFile: string;
   write(rel: string, content: string | Buffer): void;
   cleanup(): void;
 }
@@ -24,7 +26,12 @@ export function fixtureFiles(files: Record<string, string | Buffer> = {}): Fixtu
     writeFileSync(join(root, rel), content);
   };
   for (const [rel, content] of Object.entries(files)) write(rel, content);
-  return { root, write, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const memoryFile = `${root}-memory.jsonl`;
+  const cleanup = () => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(memoryFile, { force: true });
+  };
+  return { root, memoryFile, write, cleanup };
 }
 
 function stdio(name: string, pkg: string, args: string[], cwd: string, env: Record<string, string> = {}) {

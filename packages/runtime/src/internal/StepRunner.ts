@@ -1,12 +1,7 @@
 import { type RunEvent, type StepOutcome, type StepStatus, stepKey, type ToolDescriptor } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/queue";
 import type { PlannedStory } from "../RunPlan.js";
-import {
-  type Specialist,
-  type StepMemory,
-  specialistInfo,
-  type ThinkContext,
-} from "../specialists/defineSpecialist.js";
+import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { scriptedThink } from "../specialists/scriptedThink.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
 import type { ToolPlane } from "../ToolPlane.js";
@@ -190,7 +185,7 @@ export class StepRunner {
     });
     let result: StepOutcome;
     try {
-      const returned: unknown = await (specialist.think ?? scriptedThink)(ctx as ThinkContext);
+      const returned: unknown = await (specialist.think ?? scriptedThink)(ctx);
       result = isOutcome(returned)
         ? { ...returned, evidence: Array.isArray(returned.evidence) ? returned.evidence : [] }
         : { status: "failed", summary: `${specialist.name}.think() returned no valid StepOutcome`, evidence: [] };
