@@ -5,6 +5,7 @@ import { type Output, processOutput } from "./output.js";
 import { registerDiagnose } from "./register/diagnose.js";
 import { registerDocs } from "./register/docs.js";
 import { registerExport } from "./register/export.js";
+import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -30,6 +31,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerDocs,
   registerServe,
   registerWorkspaceServer,
+  registerNew,
 ];
 
 function version(): string {

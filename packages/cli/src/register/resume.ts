@@ -1,5 +1,6 @@
 import {
   agentsOption,
+  confirmDestructiveOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -20,6 +21,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .addOption(storeOption())
     .addOption(skillsOption())
     .option("--json", "print the run events as NDJSON on stdout")
+    .addOption(confirmDestructiveOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string, options) => {
       const { resumeCommand } = await import("../commands/run.js");

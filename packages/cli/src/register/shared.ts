@@ -50,3 +50,11 @@ export function skillsOption(): Option {
     "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
   ).env("FLOW_SKILLS");
 }
+
+/** `--confirm-destructive`: ask before each destructive call (run and resume). */
+export function confirmDestructiveOption(): Option {
+  return new Option(
+    "--confirm-destructive",
+    "ask on the terminal before each call of a destructive tool (destructiveHint); off a terminal such calls are refused",
+  );
+}

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "not_in_repertoire",
   "confirmation_required",
   "confirmation_invalid",
+  "confirmation_declined",
   "invalid_arguments",
   // the gateway MCP server
   "toolset_unknown",
