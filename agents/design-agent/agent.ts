@@ -1,3 +1,4 @@
+import { UniversalTool } from "@meshflow/core";
 import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
 import { normalizePath } from "../shared/scope.js";
 import { scriptedFirst } from "../shared/scriptedFirst.js";
@@ -13,6 +14,8 @@ export default defineSpecialist({
   description:
     "Checks that the UI files a story names exist and are referenced by the rest of the workspace; otherwise runs the step's scripted calls, or is blocked.",
   steps: [11],
+  // Exported to another harness (flow export agents), it also works with that harness's own tools.
+  harnessTools: [UniversalTool.read, UniversalTool.grep, UniversalTool.glob],
   config,
   configSchema: DesignConfigSchema,
   async think(ctx) {

@@ -1,4 +1,4 @@
-import type { ToolDescriptor } from "@meshflow/core";
+import { type ToolDescriptor, UniversalTool } from "@meshflow/core";
 import { defineSpecialist, loadSpecialistConfig, type ThinkContext } from "@meshflow/runtime";
 import { scriptedFirst } from "../shared/scriptedFirst.js";
 import { type QualityConfig, QualityConfigSchema } from "./config.js";
@@ -30,6 +30,8 @@ export default defineSpecialist({
   description:
     "Runs the story's verify commands through a code_execute tool of its repertoire; fails with the failing command's output tail.",
   steps: [5],
+  // Exported to another harness (flow export agents), it also works with that harness's own tools.
+  harnessTools: [UniversalTool.read, UniversalTool.grep, UniversalTool.glob, UniversalTool.bash],
   config,
   configSchema: QualityConfigSchema,
   async think(ctx) {

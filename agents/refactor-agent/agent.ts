@@ -1,3 +1,4 @@
+import { UniversalTool } from "@meshflow/core";
 import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
 import { scriptedFirst } from "../shared/scriptedFirst.js";
 import { ToolProblem } from "../shared/toolResults.js";
@@ -12,6 +13,8 @@ export default defineSpecialist({
   description:
     "Measures the workspace (file sizes, line counts, duplicated blocks) through its file tools and fails the step on files over the configured limits.",
   steps: [3, 4, 6],
+  // Exported to another harness (flow export agents), it also works with that harness's own tools.
+  harnessTools: [UniversalTool.read, UniversalTool.edit, UniversalTool.write, UniversalTool.grep, UniversalTool.glob],
   config,
   configSchema: RefactorConfigSchema,
   async think(ctx) {

@@ -1,3 +1,4 @@
+import { UniversalTool } from "@meshflow/core";
 import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
 import { scriptedFirst } from "../shared/scriptedFirst.js";
 import { ToolProblem } from "../shared/toolResults.js";
@@ -12,6 +13,8 @@ export default defineSpecialist({
   description:
     "Scans the workspace through read-only file tools for secrets (API keys, tokens, private keys) and risky code; fails with file:line: rule findings, secrets masked.",
   steps: [8, 10],
+  // Exported to another harness (flow export agents), it also works with that harness's own tools.
+  harnessTools: [UniversalTool.read, UniversalTool.grep, UniversalTool.glob],
   readOnly: true,
   config,
   configSchema: SecurityConfigSchema,
