@@ -4,7 +4,10 @@ import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerDashboard } from "./register/dashboard.js";
 import { registerDiagnose } from "./register/diagnose.js";
+import { registerDocs } from "./register/docs.js";
 import { registerEnqueue } from "./register/enqueue.js";
+import { registerExport } from "./register/export.js";
+import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -30,8 +33,11 @@ const REGISTRARS: readonly Registrar[] = [
   registerDashboard,
   registerTools,
   registerDiagnose,
+  registerExport,
+  registerDocs,
   registerServe,
   registerWorkspaceServer,
+  registerNew,
 ];
 
 function version(): string {

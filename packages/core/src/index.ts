@@ -62,3 +62,9 @@ export {
   type ToolAnnotations,
   type ToolDescriptor,
 } from "./tools/ToolDescriptor.js";
+export {
+  UNIVERSAL_TOOL_KINDS,
+  UniversalTool,
+  type UniversalToolKind,
+  UniversalToolSchema,
+} from "./tools/UniversalTool.js";

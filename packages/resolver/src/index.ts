@@ -85,4 +85,5 @@ export {
   type Skill,
   SkillFrontmatterSchema,
   skillsForSpecialist,
+  withAttachedSkills,
 } from "./skills/Skill.js";

@@ -28,6 +28,11 @@ export interface ToolPlane {
   discover(servers: readonly string[]): Promise<{ tools: ToolDescriptor[]; failures: DiscoveryFailure[] }>;
   /** A step's repertoire: its servers' tools, filtered by the specialist's skills and the enrichers. */
   repertoire(stepTools: readonly ToolDescriptor[], specialist: SpecialistInfo): ToolDescriptor[];
+  /**
+   * Capability ids of a discovered tool (`filesystem_read`, `code_execute`…), from the capability catalog;
+   * empty when it is unclassified. Optional: a plane without a catalog leaves it out.
+   */
+  capabilities?(qualifiedName: string): readonly string[];
   /** Resolves a name to a tool of `tools`; throws `tool_not_found` / `tool_ambiguous` with candidates. */
   resolve(name: string, tools: readonly ToolDescriptor[], specialist: string): ToolResolution;
   readonly executor: Executor;

@@ -91,6 +91,7 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
     },
     repertoire: (stepTools, specialist) =>
       loaded && stepTools.length ? loaded.rules.repertoire(stepTools, specialist) : ([] as ToolDescriptor[]),
+    capabilities: (qualifiedName) => loaded?.rules.capabilitiesOf(qualifiedName) ?? [],
     resolve(name, tools, specialist) {
       if (!loaded) throw new MeshflowError("tool_not_found", `no tool "${name}": no MCP server was discovered`);
       return loaded.rules.resolve(name, tools, specialist);

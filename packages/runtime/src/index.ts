@@ -11,7 +11,12 @@ export {
 export { canonicalJson, digestOf } from "./internal/digest.js";
 export { processAlive } from "./internal/ndjson.js";
 export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
-export type { CallEvidence } from "./internal/toolCall.js";
+export type {
+  CallEvidence,
+  ConfirmDestructive,
+  DestructiveCall,
+  DestructiveDecision,
+} from "./internal/toolCall.js";
 export {
   type ChiefAnalyst,
   type ChiefContext,
@@ -41,8 +46,16 @@ export {
   specialistInfo,
   type ThinkContext,
 } from "./specialists/defineSpecialist.js";
+export { type BaseThink, extendSpecialist, type SpecialistOverrides } from "./specialists/extendSpecialist.js";
 export { AGENT_ENTRY_FILES, type LoadedSpecialist, loadSpecialists } from "./specialists/loadSpecialists.js";
 export { resultText, scriptedThink } from "./specialists/scriptedThink.js";
+export {
+  type ConfigIssue,
+  type ConfigSchema,
+  loadSpecialistConfig,
+  mergeConfig,
+  type SpecialistConfig,
+} from "./specialists/specialistConfig.js";
 export { FileCallJournal } from "./store/FileCallJournal.js";
 export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
 export { type RunOptions, type RunRecord, RunRecordSchema, type RunStatus } from "./store/RunRecord.js";

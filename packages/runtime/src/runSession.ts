@@ -5,6 +5,7 @@ import { runVerify } from "./gate/runVerify.js";
 import type { PassMark } from "./gate/writeStoryPassed.js";
 import { PrdWriter } from "./internal/PrdWriter.js";
 import { StepRunner } from "./internal/StepRunner.js";
+import type { ConfirmDestructive } from "./internal/toolCall.js";
 import { type ChiefContext, type ChiefEvent, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
 import { type Preflight, preflight } from "./preflight.js";
 import type { RunPlan } from "./RunPlan.js";
@@ -23,6 +24,8 @@ export interface RunDependencies {
   mcpConfig: McpConfig;
   /** Every run event, after it is stored. */
   onEvent?: (event: RunEvent) => void;
+  /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
+  confirmDestructive?: ConfirmDestructive;
 }
 
 /** How a new run is started. */
@@ -167,6 +170,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       emit,
       log: (entry) => h.log(entry),
       signal: controller.signal,
+      ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
     });
   if (handle) runner = makeRunner(handle);
 

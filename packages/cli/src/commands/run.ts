@@ -1,11 +1,12 @@
 import { resolve as resolvePath } from "node:path";
 import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
-import { dryRun, type RunSession, type RunSummary, resumeRun, startRun } from "@meshflow/runtime";
+import { dryRun, type RunDependencies, type RunSession, type RunSummary, resumeRun, startRun } from "@meshflow/runtime";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { TreeView } from "../runView/TreeView.js";
+import { destructivePrompt } from "./destructivePrompt.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
 
 /** Options of `flow run`. */
@@ -15,19 +16,30 @@ export interface RunCommandOptions extends EnvironmentOptions {
   dryRun?: boolean;
   json?: boolean;
   runId?: string;
+  /** Ask before each destructive call (on a terminal; refuse them off one). */
+  confirmDestructive?: boolean;
 }
 
 interface View {
   onEvent(event: RunEvent): void;
   stop(): void;
+  /** Stops drawing while a question is on the terminal. */
+  pause(): void;
+  resume(): void;
 }
 
 function viewFor(options: { json?: boolean }, output: Output): View {
-  if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {} };
+  const still = { pause: () => {}, resume: () => {} };
+  if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {}, ...still };
   if (process.stdout.isTTY && !process.env.CI) {
     const tree = new TreeView((text) => process.stdout.write(text));
     tree.start();
-    return { onEvent: (e) => tree.onEvent(e), stop: () => tree.stop() };
+    return {
+      onEvent: (e) => tree.onEvent(e),
+      stop: () => tree.stop(),
+      pause: () => tree.pause(),
+      resume: () => tree.start(),
+    };
   }
   return {
     onEvent: (e) => {
@@ -35,6 +47,23 @@ function viewFor(options: { json?: boolean }, output: Output): View {
       if (line) output.out(line);
     },
     stop: () => {},
+    ...still,
+  };
+}
+
+/** The `--confirm-destructive` question, asked on the terminal around the view. */
+function confirmation(options: RunCommandOptions, view: View): Pick<RunDependencies, "confirmDestructive"> {
+  if (!options.confirmDestructive) return {};
+  const isTTY = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  return {
+    confirmDestructive: destructivePrompt(
+      { input: process.stdin, output: process.stderr, isTTY },
+      {
+        before: () => view.pause(),
+        after: () => view.resume(),
+        onInterrupt: () => process.kill(process.pid, "SIGINT"),
+      },
+    ),
   };
 }
 
@@ -123,7 +152,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
       if (options.dryRun) return dryRunCommand(file, options, env, output);
       const view = viewFor(options, output);
       const session = await startRun(
-        { ...env, onEvent: (e) => view.onEvent(e) },
+        { ...env, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
         {
           prdFile: file,
           runId: options.runId,
@@ -161,7 +190,10 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);
-      const session = await resumeRun({ ...built, onEvent: (e) => view.onEvent(e) }, runId);
+      const session = await resumeRun(
+        { ...built, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        runId,
+      );
       return report(await drive(session, view, output), options, output);
     });
   } catch (error) {

@@ -35,7 +35,7 @@ export interface RunEnvironment {
 
 const DEFAULT_AGENTS = "agents";
 
-/** Specialist folders from `--agents` (PATH-like lists too); the default `./agents` may be missing. */
+/** The specialist folders of `--agents` (or FLOW_AGENTS); without either, `./agents`, which may be missing. */
 export function agentPaths(agents: string[] | string | undefined): { paths: string[]; optional: string[] } {
   if (agents === undefined) return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)] };
   const list = typeof agents === "string" ? agents.split(delimiter) : agents.flatMap((a) => a.split(delimiter));

@@ -1,6 +1,7 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  confirmDestructiveOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -30,6 +31,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .addOption(redisOption("Redis of the queue (with --executor queue)"))
     .addOption(redisPrefixOption())
     .option("--json", "print the run events as NDJSON on stdout")
+    .addOption(confirmDestructiveOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (runId: string, options) => {
       const { resumeCommand } = await import("../commands/run.js");

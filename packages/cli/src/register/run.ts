@@ -1,6 +1,7 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  confirmDestructiveOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -33,6 +34,7 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     .option("--fail-fast", "start no further story after one fails or is blocked")
     .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")
     .option("--json", "print the run events as NDJSON on stdout")
+    .addOption(confirmDestructiveOption())
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
     .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${EXIT_CODES_HELP}`)
     .action(async (file: string, options) => {

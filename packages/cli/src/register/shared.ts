@@ -51,6 +51,14 @@ export function skillsOption(): Option {
   ).env("FLOW_SKILLS");
 }
 
+/** `--confirm-destructive`: ask before each destructive call (run and resume). */
+export function confirmDestructiveOption(): Option {
+  return new Option(
+    "--confirm-destructive",
+    "ask on the terminal before each call of a destructive tool (destructiveHint); off a terminal such calls are refused",
+  );
+}
+
 /** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues. */
 export function redisOption(description = "Redis of the queues (redis://host:port)"): Option {
   return new Option("--redis <url>", description).env("FLOW_REDIS_URL");

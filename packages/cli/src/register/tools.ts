@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
 import { EXIT } from "../exitCodes.js";
-import { EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+import { agentsOption, EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -100,7 +100,8 @@ export const registerTools: Registrar = (program, { output, setExit }) => {
       .option("--prd <file>", "specialists' servers from this PRD's steps (default: every server for every specialist)")
       .option("--min <percent>", "exit 1 when fewer than this percentage of tools are reachable")
       .option("--json", 'print {"tools", "reachable", "percent", "specialists", "servers", "unreachable"}')
-      .addOption(routingOption()),
+      .addOption(routingOption())
+      .addOption(agentsOption()),
   ).action(async (options) => {
     const { coverageCommand } = await import("../commands/tools/coverage.js");
     setExit(await coverageCommand(options, output));

@@ -41,6 +41,13 @@ export class TreeView {
     this.#timer.unref();
   }
 
+  /** Stops drawing and erases the live lines, so a question can use the terminal; `start()` draws again. */
+  pause(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#clear();
+  }
+
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;

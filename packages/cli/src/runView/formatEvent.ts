@@ -20,7 +20,7 @@ export function formatEvent(event: RunEvent): string | undefined {
         event.replayed ? " (recorded result, not run again)" : ` ${event.durationMs} ms`
       }`;
     case "tool.refused":
-      return `${event.storyId} step ${event.step}   refused ${event.tool}: ${event.code}: ${event.message}`;
+      return `${event.storyId} step ${event.step}   refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${event.code}: ${event.message}`;
     case "step.finished":
       return `${event.storyId} step ${event.step} ${mark[event.status]} ${event.status}: ${event.summary}`;
     case "gate.finished":

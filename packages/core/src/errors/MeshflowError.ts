@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "not_in_repertoire",
   "confirmation_required",
   "confirmation_invalid",
+  "confirmation_declined",
   "invalid_arguments",
   // the gateway MCP server
   "toolset_unknown",
@@ -42,6 +43,10 @@ export const ERROR_CODES = [
   "run_not_found",
   "redis_unavailable",
   "redis_misconfigured",
+  // exporting specialists to agent harnesses
+  "harness_unknown",
+  "export_config_invalid",
+  "export_invalid",
   "internal",
 ] as const;
 

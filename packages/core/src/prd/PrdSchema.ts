@@ -58,6 +58,12 @@ export const StorySchema = z
       .optional()
       .describe('Scripted tool calls per step, e.g. {"step7": [{"tool": "memory__read_graph"}]}.'),
     verify: z.array(VerifyCommandSchema).optional().describe("Completion-gate commands."),
+    agentConfig: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .describe(
+        'Settings per specialist, keyed by its name, merged over the specialist\'s own config, e.g. {"refactor-agent": {"maxLines": 300}}.',
+      ),
     priority: z.number().int().min(0).describe("Lower runs first; ties keep file order."),
     passes: z.boolean().default(false).describe("Written true only by the completion gate."),
     notes: z.string().default(""),

@@ -83,6 +83,16 @@ describe("validatePrd", () => {
     ]);
   });
 
+  it("reports agentConfig for a specialist that is not known, with a suggestion; settings must be objects", () => {
+    const known = new Set(["development-agent", "refactor-agent"]);
+    const settings = { agentConfig: { "refactor-agnet": { maxLines: 3 }, "development-agent": {} } };
+    expect(problemsOf([story(settings)], {}, known)).toEqual([
+      'prd/x.json: $.userStories[0].agentConfig["refactor-agnet"]: "refactor-agnet" is not a known specialist (did you mean "refactor-agent"?) (known: development-agent, refactor-agent)',
+    ]);
+    expect(problemsOf([story(settings)])).toEqual([]);
+    expect(problemsOf([story({ agentConfig: { "refactor-agent": 3 } })])).toHaveLength(1);
+  });
+
   it("reports schema errors with paths, in plain words", () => {
     expect(problemsOf([story({ mavenSteps: [0, 12], priority: "high", title: undefined })], { project: 7 })).toEqual([
       "prd/x.json: $.project: expected string, found number 7",

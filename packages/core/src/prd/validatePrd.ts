@@ -2,6 +2,7 @@ import { isAbsolute, normalize } from "node:path";
 import { formatJsonPath } from "../json/jsonPath.js";
 import type { Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
+import { didYouMean } from "../text/suggest.js";
 import { type Prd, PrdSchema, parseStepKey, type Story, StorySchema } from "./PrdSchema.js";
 import { plainErrorMap, zodProblems } from "./zodProblems.js";
 
@@ -88,6 +89,15 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
   });
   problems.push(...checkStepKeys(file, story, index, "mcpTools", Object.keys(story.mcpTools)));
   if (story.calls) problems.push(...checkStepKeys(file, story, index, "calls", Object.keys(story.calls)));
+  if (story.agentConfig && specialists)
+    for (const name of Object.keys(story.agentConfig))
+      if (!specialists.has(name))
+        problems.push({
+          file,
+          path: formatJsonPath(["userStories", index, "agentConfig", name]),
+          message: `"${name}" is not a known specialist${didYouMean(name, specialists)} (known: ${[...specialists].sort().join(", ") || "none"})`,
+          severity: "error",
+        });
   story.verify?.forEach((command, i) => {
     if (command.cwd === undefined) return;
     const normalized = normalize(command.cwd);

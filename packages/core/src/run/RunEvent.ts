@@ -43,6 +43,8 @@ export type RunEvent =
       tool: string;
       code: ErrorCode;
       message: string;
+      /** The refused tool is annotated `destructiveHint` (set when the tool was resolved). */
+      destructive?: boolean;
     })
   | (EventBase & {
       type: "step.finished";

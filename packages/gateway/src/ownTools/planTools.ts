@@ -12,7 +12,7 @@ import {
   loadCapabilityOverrides,
   loadSkills,
   openClassificationCache,
-  skillsForSpecialist,
+  withAttachedSkills,
 } from "@meshflow/resolver";
 import { dryRun, specialistInfo } from "@meshflow/runtime";
 import { z } from "zod";
@@ -121,8 +121,8 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
         const loaded = await env.specialists();
         const specialists: CoverageSpecialist[] = [...servers].map(([name, list]) => {
           const own = loaded.get(name);
-          const attached = skillsForSpecialist(skills, name).map((s) => s.name);
-          const info = own ? specialistInfo(own) : attached.length ? { name, skills: attached } : { name };
+          // The runtime's rule: its own skills, else the skills that list it (as flow tools coverage does).
+          const info = withAttachedSkills(own ? specialistInfo(own) : { name }, skills);
           return { specialist: info, servers: list };
         });
         const report = computeCoverage({ tools, specialists, skills, index, aliases });

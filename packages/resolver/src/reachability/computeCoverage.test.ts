@@ -76,6 +76,11 @@ describe("computeCoverage", () => {
       { name: "equity-analyst", universe: 4, available: 3, mapped: 2, gap: 1 },
       { name: "quant-risk-analyst", universe: 4, available: 1, mapped: 1, gap: 0 },
     ]);
+    // the mapped tools themselves, so a report can deduplicate them across specialists
+    expect(report.specialists.map((s) => s.mappedTools)).toEqual([
+      ["fin__dcf_model", "fin__credit_spreads"],
+      ["fin__tail_risk_analysis"],
+    ]);
     expect(report.specialists[1]?.unresolved.map((u) => [u.name, u.code])).toEqual([
       ["quant_risk_gone", "tool_not_found"],
     ]);

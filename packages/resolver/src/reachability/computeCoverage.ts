@@ -46,6 +46,8 @@ export interface SpecialistCoverage {
   mapped: number;
   /** available − mapped: tools it can call only by their MCP names. */
   gap: number;
+  /** The qualified names counted in `mapped`, in repertoire order (to deduplicate across specialists). */
+  mappedTools: string[];
   unresolved: UnresolvedName[];
 }
 
@@ -119,6 +121,7 @@ export function computeCoverage(input: CoverageInput): CoverageReport {
       available: repertoire.length,
       mapped: mapped.size,
       gap: repertoire.length - mapped.size,
+      mappedTools: repertoire.filter((t) => mapped.has(t.qualifiedName)).map((t) => t.qualifiedName),
       unresolved,
     };
   });

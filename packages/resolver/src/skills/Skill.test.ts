@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCapabilityCatalog } from "../capabilities/CapabilityCatalog.js";
-import { findSkill, loadSkills, skillsForSpecialist } from "./Skill.js";
+import { findSkill, loadSkills, skillsForSpecialist, withAttachedSkills } from "./Skill.js";
 
 const catalog = loadCapabilityCatalog();
 
@@ -61,5 +61,20 @@ describe("loadSkills", () => {
     expect(() => findSkill(skills, "testin", "specialist quality-agent")).toThrow(
       'unknown skill "testin" (declared by specialist quality-agent); did you mean "testing"?',
     );
+  });
+});
+
+describe("withAttachedSkills", () => {
+  it("keeps a specialist's own skills, else attaches the skills that list it, else leaves it alone", () => {
+    const skills = loadSkills("skills", { catalog });
+    const own = { name: "refactor-agent", skills: ["testing"] };
+    expect(withAttachedSkills(own, skills)).toBe(own);
+    expect(withAttachedSkills({ name: "refactor-agent", readOnly: false }, skills)).toEqual({
+      name: "refactor-agent",
+      readOnly: false,
+      skills: ["code-review", "refactoring"],
+    });
+    const plain = { name: "development-agent" };
+    expect(withAttachedSkills(plain, skills)).toBe(plain);
   });
 });

@@ -120,3 +120,16 @@ export function findSkill(skills: readonly Skill[], name: string, neededBy?: str
 export function skillsForSpecialist(skills: readonly Skill[], specialist: string): Skill[] {
   return skills.filter((s) => s.specialists?.includes(specialist));
 }
+
+/**
+ * The specialist as its repertoire is computed: its own skills when it declares some, else the skills whose
+ * frontmatter lists it (the runtime's rule), else unchanged (every tool of its servers).
+ */
+export function withAttachedSkills<T extends { name: string; skills?: readonly string[] }>(
+  specialist: T,
+  skills: readonly Skill[],
+): T {
+  if (specialist.skills?.length) return specialist;
+  const attached = skillsForSpecialist(skills, specialist.name).map((s) => s.name);
+  return attached.length ? { ...specialist, skills: attached } : specialist;
+}

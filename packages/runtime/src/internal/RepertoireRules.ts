@@ -118,6 +118,11 @@ export class RepertoireRules {
     });
   }
 
+  /** A classified tool's capability ids (empty when unclassified or without a skills folder). */
+  capabilitiesOf(qualifiedName: string): readonly string[] {
+    return this.#index.capabilitiesOf(qualifiedName);
+  }
+
   resolve(name: string, tools: readonly ToolDescriptor[], specialist: string): ToolResolution {
     const r = this.#resolver.resolve(name, tools, { specialist });
     return { qualifiedName: r.qualifiedName, tier: r.tier, warnings: r.warnings };

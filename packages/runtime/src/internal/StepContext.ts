@@ -1,5 +1,6 @@
 import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult } from "@meshflow/core";
 import type { SpecialistInfo, SpecialistLog, StepMemory, ThinkContext } from "../specialists/defineSpecialist.js";
+import type { SpecialistConfig } from "../specialists/specialistConfig.js";
 import { type CallLog, type CallScope, callTool } from "./toolCall.js";
 
 /** What a {@link StepContext} is built from. */
@@ -9,6 +10,7 @@ export interface StepContextInit {
   story: Story;
   specialist: SpecialistInfo;
   scripted: readonly ScriptedCall[];
+  config: SpecialistConfig;
   memory: readonly StepMemory[];
   notes: SpecialistLog;
   track(call: Promise<ToolResult>): void;
@@ -25,6 +27,7 @@ export class StepContext implements ThinkContext {
   readonly specialist: SpecialistInfo;
   readonly repertoire: readonly ToolDescriptor[];
   readonly scripted: readonly ScriptedCall[];
+  readonly config: Readonly<SpecialistConfig>;
   readonly memory: readonly StepMemory[];
   readonly log: SpecialistLog;
   readonly signal: AbortSignal;
@@ -38,6 +41,7 @@ export class StepContext implements ThinkContext {
     this.specialist = init.specialist;
     this.repertoire = init.scope.repertoire;
     this.scripted = init.scripted;
+    this.config = init.config;
     this.memory = init.memory;
     this.log = init.notes;
     this.signal = init.scope.signal;
@@ -46,6 +50,17 @@ export class StepContext implements ThinkContext {
     this.pass = this.pass.bind(this);
     this.fail = this.fail.bind(this);
     this.block = this.block.bind(this);
+    this.capabilitiesOf = this.capabilitiesOf.bind(this);
+    this.toolsWith = this.toolsWith.bind(this);
+  }
+
+  capabilitiesOf(tool: string | ToolDescriptor): readonly string[] {
+    const name = typeof tool === "string" ? tool : tool.qualifiedName;
+    return this.#init.scope.plane.capabilities?.(name) ?? [];
+  }
+
+  toolsWith(capability: string): ToolDescriptor[] {
+    return this.repertoire.filter((t) => this.capabilitiesOf(t).includes(capability));
   }
 
   call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {

@@ -3,9 +3,10 @@ import type { CallJournal } from "@meshflow/queue";
 import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { scriptedThink } from "../specialists/scriptedThink.js";
+import { stepConfig } from "../specialists/specialistConfig.js";
 import type { ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
-import type { CallEvidence, CallLog, CallScope } from "./toolCall.js";
+import type { CallEvidence, CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
 
 /** A step ready to think: its specialist and repertoire. */
 export interface PreparedStep {
@@ -44,6 +45,8 @@ export interface StepRunnerDeps {
   emit(event: RunEvent): void;
   log(entry: Record<string, unknown>): void;
   signal: AbortSignal;
+  /** Asked before every call of a destructive tool (`--confirm-destructive`); absent: no question. */
+  confirmDestructive?: ConfirmDestructive;
 }
 
 const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
@@ -143,6 +146,9 @@ export class StepRunner {
         environment: prepared.blocked?.environment === true,
       };
     const specialist = prepared.specialistDef;
+    const settings = stepConfig(specialist, story);
+    if (!settings.ok)
+      return { ...base, status: "blocked", summary: `${story.id}: ${settings.message}`, calls: [], evidence: [] };
     const { runId, plane, journal, signal } = this.#deps;
     const log: CallLog = { seq: 0, evidence: [], unknown: [] };
     const scope: CallScope = {
@@ -159,6 +165,7 @@ export class StepRunner {
       journal,
       emit: this.#deps.emit,
       signal,
+      ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
     };
     const notes = (level: string) => (message: string, data?: Record<string, unknown>) =>
       this.#deps.log({ level, runId, storyId: story.id, step, specialist: specialist.name, message, ...data });
@@ -168,6 +175,7 @@ export class StepRunner {
       story,
       specialist: specialistInfo(specialist),
       scripted: story.calls?.[stepKey(step)] ?? [],
+      config: settings.config,
       memory,
       notes: { info: notes("info"), warn: notes("warn") },
       track: (pending) => {

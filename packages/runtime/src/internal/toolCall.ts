@@ -17,6 +17,7 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "not_in_repertoire",
   "confirmation_required",
   "confirmation_invalid",
+  "confirmation_declined",
   "invalid_arguments",
   "tool_not_found",
   "tool_ambiguous",
@@ -37,6 +38,31 @@ export interface CallEvidence {
   replayed?: boolean;
 }
 
+/** A destructive call about to run, as {@link ConfirmDestructive} is asked about it. */
+export interface DestructiveCall {
+  runId: string;
+  storyId: string;
+  step: number;
+  specialist: string;
+  /** Qualified tool name. */
+  tool: string;
+  args: Record<string, unknown>;
+  /** The call's idempotency key. */
+  key: string;
+}
+
+/** The answer about one destructive call: run it, or refuse it with a code and a reason. */
+export type DestructiveDecision =
+  | { allow: true }
+  | { allow: false; code: "confirmation_declined" | "confirmation_required"; reason: string };
+
+/**
+ * Asked before every destructive call of a run (`flow run --confirm-destructive`): a person on a
+ * terminal answers, off a terminal every such call is refused. Calls replayed from the journal are
+ * not asked about: they do not run again.
+ */
+export type ConfirmDestructive = (call: DestructiveCall) => Promise<DestructiveDecision>;
+
 /** Everything one step's calls share. */
 export interface CallScope {
   runId: string;
@@ -52,6 +78,7 @@ export interface CallScope {
   journal: CallJournal;
   emit(event: RunEvent): void;
   signal: AbortSignal;
+  confirm?: ConfirmDestructive;
 }
 
 /** The state of one step's calls: sequence numbers, evidence, unknown outcomes. */
@@ -83,9 +110,10 @@ export async function callTool(
   const key = `${runId}/${storyId}/step${step}/${log.seq}`;
   const argsDigest = digestOf(args);
   const base = { runId, storyId, step, key };
-  const refuse = (code: ErrorCode, message: string, tool = name): ToolResult => {
-    scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message });
-    log.evidence.push({ key, name, tool, argsDigest, isError: true, code });
+  const refuse = (code: ErrorCode, message: string, tool = name, destructive?: boolean): ToolResult => {
+    const mark = destructive === undefined ? {} : { destructive };
+    scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message, ...mark });
+    log.evidence.push({ key, name, tool, argsDigest, isError: true, code, ...mark });
     return refusal(code, message);
   };
 
@@ -169,6 +197,15 @@ export async function callTool(
         qualified,
       );
     }
+  }
+
+  if (destructive && scope.confirm) {
+    const { specialist } = scope;
+    const decision = await scope.confirm({ runId, storyId, step, specialist, tool: qualified, args, key });
+    if (!decision.allow)
+      return refuse(decision.code, `${qualified} is destructive and was not run: ${decision.reason}`, qualified, true);
+    if (scope.signal.aborted)
+      return refuse("aborted", `${qualified}: the run is stopping; not called`, qualified, true);
   }
 
   await scope.journal.begin({ key, tool: qualified, argsDigest });

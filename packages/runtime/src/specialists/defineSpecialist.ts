@@ -6,8 +6,12 @@ import {
   type Story,
   type ToolDescriptor,
   type ToolResult,
+  type UniversalTool,
+  UniversalToolSchema,
 } from "@meshflow/core";
 import { z } from "zod";
+import type { ConfigSchema, SpecialistConfig } from "./specialistConfig.js";
+import { checkConfig } from "./specialistConfig.js";
 
 /** What the runtime knows about a specialist besides its code (the resolver's `SpecialistInfo`). */
 export interface SpecialistInfo {
@@ -33,8 +37,8 @@ export interface SpecialistLog {
   warn(message: string, data?: Record<string, unknown>): void;
 }
 
-/** Everything `think()` gets for one story step. */
-export interface ThinkContext {
+/** Everything `think()` gets for one story step. `C` is the type of its settings (`ctx.config`). */
+export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   runId: string;
   story: Story;
   step: number;
@@ -43,6 +47,15 @@ export interface ThinkContext {
   repertoire: readonly ToolDescriptor[];
   /** The story's scripted calls for this step (`calls.step<N>`), possibly empty. */
   scripted: readonly ScriptedCall[];
+  /**
+   * The specialist's settings for this step: its `config` with the story's `agentConfig.<name>` merged
+   * over it, validated by its `configSchema` (an empty object when it has neither).
+   */
+  config: Readonly<C>;
+  /** Capability ids of a tool (from the capability catalog), e.g. `["filesystem_read"]`; empty when unclassified. */
+  capabilitiesOf(tool: string | ToolDescriptor): readonly string[];
+  /** The repertoire's tools that have a capability, in repertoire order: find tools by what they do. */
+  toolsWith(capability: string): ToolDescriptor[];
   /**
    * Calls a tool by any name the resolver knows. Never throws for tool problems: errors and refusals
    * (`tool_not_found`, `not_in_repertoire`, `outcome_unknown`, …) come back as results with `isError`.
@@ -59,9 +72,21 @@ export interface ThinkContext {
 }
 
 /** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
-export interface SpecialistDefinition extends SpecialistInfo {
+export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistConfig> extends SpecialistInfo {
   description: string;
-  think?: (ctx: ThinkContext) => Promise<StepOutcome>;
+  /**
+   * Built-in tools it asks an agent harness for when exported (`flow export agents`), e.g.
+   * `[UniversalTool.read, UniversalTool.edit]`; its MCP tools come from its repertoire. Runs ignore them.
+   */
+  harnessTools?: readonly UniversalTool[];
+  /**
+   * Default settings (data, usually read from a file beside the agent with `loadSpecialistConfig`).
+   * A story's `agentConfig.<name>` is merged over them (objects deeply, arrays and values replaced).
+   */
+  config?: SpecialistConfig;
+  /** Validates the merged settings (a zod schema fits); invalid settings block the step, naming the field. */
+  configSchema?: ConfigSchema<C>;
+  think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
 }
 
 const BRAND = Symbol.for("meshflow.specialist");
@@ -78,6 +103,14 @@ const DefinitionSchema = z.strictObject({
   skills: z.array(z.string().min(1)).optional(),
   readOnly: z.boolean().optional(),
   tools: z.array(z.string().min(1)).optional(),
+  harnessTools: z.array(UniversalToolSchema).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  configSchema: z
+    .custom<ConfigSchema<SpecialistConfig>>(
+      (v) => typeof (v as { safeParse?: unknown } | null)?.safeParse === "function",
+      "configSchema must have a safeParse method (a zod schema)",
+    )
+    .optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 
@@ -95,16 +128,31 @@ const DefinitionSchema = z.strictObject({
  *   },
  * });
  */
-export function defineSpecialist(definition: SpecialistDefinition): Specialist {
+export function defineSpecialist<C extends SpecialistConfig = SpecialistConfig>(
+  definition: SpecialistDefinition<C>,
+): Specialist {
   const parsed = DefinitionSchema.safeParse(definition);
+  const name = typeof definition?.name === "string" ? ` "${definition.name}"` : "";
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
-    const name = typeof definition?.name === "string" ? ` "${definition.name}"` : "";
     throw new MeshflowError("specialist_invalid", `invalid specialist${name}: ${issues.join("; ")}`, {
       details: { issues },
     });
   }
-  return Object.freeze({ ...definition, [BRAND]: true as const });
+  // Default settings are checked once here, so a broken config file fails at load, not at a step.
+  if (definition.configSchema) {
+    const checked = checkConfig(definition.configSchema, definition.config ?? {});
+    if (!checked.ok)
+      throw new MeshflowError(
+        "specialist_invalid",
+        `invalid config of specialist${name}: ${checked.issues.join("; ")}`,
+        {
+          details: { issues: checked.issues },
+        },
+      );
+  }
+  // The generic parameter only types think()'s ctx.config; the runtime hands it the validated settings.
+  return Object.freeze({ ...definition, [BRAND]: true as const }) as unknown as Specialist;
 }
 
 /** True when `value` came from {@link defineSpecialist} (also across module instances). */

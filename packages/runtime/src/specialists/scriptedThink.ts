@@ -1,4 +1,4 @@
-import type { StepOutcome, ToolResult } from "@meshflow/core";
+import type { ErrorCode, StepOutcome, ToolResult } from "@meshflow/core";
 import type { ThinkContext } from "./defineSpecialist.js";
 
 /** The text of a result's text blocks, shortened for a one-line summary. */
@@ -11,6 +11,14 @@ export function resultText(result: ToolResult, max = 200): string {
     .trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** Refusals after which the step could not be done, as opposed to a call that ran and failed: blocked. */
+const NOT_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "outcome_unknown",
+  "aborted",
+  "confirmation_declined",
+  "confirmation_required",
+]);
 
 /**
  * The think() of a specialist without its own plan: runs the story's scripted calls for the step in
@@ -30,7 +38,7 @@ export async function scriptedThink(ctx: ThinkContext): Promise<StepOutcome> {
     if (result.isError) {
       const why = result.code ? `${result.code}: ` : "";
       const summary = `call ${i + 1} of ${ctx.scripted.length} (${call.tool}) failed: ${why}${resultText(result)}`;
-      return result.code === "outcome_unknown" || result.code === "aborted"
+      return result.code !== undefined && NOT_RUN.has(result.code)
         ? ctx.block(summary, ...evidence)
         : ctx.fail(summary, ...evidence);
     }

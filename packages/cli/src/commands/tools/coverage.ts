@@ -1,14 +1,14 @@
-import { loadPrdFile, loadRoutingTable, MeshflowError, routedSpecialists, stepKey } from "@meshflow/core";
-import { type CoverageReport, type CoverageSpecialist, computeCoverage } from "@meshflow/resolver";
+import { MeshflowError } from "@meshflow/core";
+import { coverageHeadline } from "@meshflow/export";
+import { type CoverageReport, computeCoverage } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../../exitCodes.js";
 import { type Output, printJson } from "../../output.js";
-import { loadToolsContext, printFailures, specialistInfo, type ToolsOptions } from "./context.js";
+import { type CoverageScopeOptions, coverageScope } from "../coverageContext.js";
+import { loadToolsContext, printFailures, type ToolsOptions } from "./context.js";
 
 /** Options of `flow tools coverage`. */
-export interface CoverageCommandOptions extends ToolsOptions {
+export interface CoverageCommandOptions extends ToolsOptions, CoverageScopeOptions {
   min?: string;
-  prd?: string;
-  routing?: string;
 }
 
 function parseMin(min: string | undefined): number | undefined {
@@ -19,38 +19,8 @@ function parseMin(min: string | undefined): number | undefined {
   return value;
 }
 
-/** Specialist → servers: from the PRD's steps when given, else every configured server for every specialist. */
-async function specialistServers(
-  options: CoverageCommandOptions,
-  configured: readonly string[],
-): Promise<Map<string, string[]>> {
-  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
-  const servers = new Map<string, string[]>();
-  if (!options.prd) {
-    for (const name of routedSpecialists(routing)) servers.set(name, [...configured]);
-    return servers;
-  }
-  const loaded = await loadPrdFile(options.prd, { routing });
-  if (!loaded.prd)
-    throw new MeshflowError(
-      "prd_invalid",
-      `${options.prd}: invalid PRD (${loaded.problems.length} problem(s)); run flow validate`,
-    );
-  for (const story of loaded.prd.userStories)
-    for (const step of story.mavenSteps) {
-      const name = routing.steps.get(step);
-      if (!name) continue;
-      const list = servers.get(name) ?? [];
-      for (const server of story.mcpTools[stepKey(step)] ?? []) if (!list.includes(server)) list.push(server);
-      servers.set(name, list);
-    }
-  return servers;
-}
-
 function printReport(output: Output, report: CoverageReport): void {
-  output.out(
-    `Coverage: ${report.reachable} of ${report.tools} tools reachable by at least one specialist (${report.percent.toFixed(1)}%)\n`,
-  );
+  output.out(`${coverageHeadline(report)}\n`);
   const rows = report.specialists.map((s) => [
     s.name,
     s.servers.join(", ") || "-",
@@ -90,11 +60,7 @@ function printReport(output: Output, report: CoverageReport): void {
 export async function coverageCommand(options: CoverageCommandOptions, output: Output): Promise<ExitCode> {
   const min = parseMin(options.min);
   const ctx = await loadToolsContext(options);
-  const byName = await specialistServers(options, [...ctx.mcpConfig.servers.keys()]);
-  const specialists: CoverageSpecialist[] = [...byName].map(([name, servers]) => ({
-    specialist: specialistInfo(name, ctx.skills),
-    servers,
-  }));
+  const { specialists } = await coverageScope(options, ctx.skills, [...ctx.mcpConfig.servers.keys()]);
   const report = computeCoverage({
     tools: ctx.tools,
     specialists,

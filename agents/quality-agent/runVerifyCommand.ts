@@ -1,0 +1,67 @@
+import type { ToolDescriptor, ToolResult, VerifyCommand } from "@meshflow/core";
+import { fullText, structured, tailLines } from "../shared/toolResults.js";
+
+/** Codes of a workspace server's refusals: the command never ran, so nothing was verified. */
+const NOT_RUN = new Set([
+  "command_not_allowed",
+  "command_not_found",
+  "path_traversal",
+  "path_outside_root",
+  "symlink_escape",
+  "path_invalid",
+  "not_found",
+  "not_a_directory",
+  "invalid_argument",
+]);
+
+/** What one verify command did through the code_execute tool. */
+export type CommandOutcome =
+  | { kind: "passed"; exitCode: number | null }
+  | { kind: "failed"; exitCode: number | null; timedOut: boolean; tail: string }
+  | { kind: "not_run"; code: string; message: string };
+
+function properties(tool: ToolDescriptor): Record<string, unknown> {
+  return (tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
+}
+
+/**
+ * The arguments for a code_execute tool that takes argv (`command` + `args`, or `argv`), never a
+ * shell string: a verify command is argv and stays argv. Undefined when the tool takes neither shape.
+ */
+export function commandArguments(tool: ToolDescriptor, verify: VerifyCommand): Record<string, unknown> | undefined {
+  const props = properties(tool);
+  const [command, ...args] = verify.run;
+  let out: Record<string, unknown> | undefined;
+  if ("command" in props && "args" in props) out = { command, args };
+  else if ("argv" in props) out = { argv: verify.run };
+  if (!out) return undefined;
+  if (verify.cwd !== undefined && "cwd" in props) out.cwd = verify.cwd;
+  if (verify.timeoutMs !== undefined && "timeoutMs" in props) out.timeoutMs = verify.timeoutMs;
+  return out;
+}
+
+/** True when a tool takes argv in one of the shapes {@link commandArguments} knows. */
+export function takesArgv(tool: ToolDescriptor): boolean {
+  return commandArguments(tool, { run: ["true"] }) !== undefined;
+}
+
+function outputOf(result: ToolResult): string {
+  const data = structured(result);
+  const stream = (value: unknown) =>
+    typeof (value as { text?: unknown } | undefined)?.text === "string" ? (value as { text: string }).text : "";
+  const both = [stream(data.stdout), stream(data.stderr)].filter(Boolean).join("\n");
+  return both || fullText(result);
+}
+
+/** Reads a code_execute result: passed, failed (it ran and said no), or not run at all. */
+export function interpretResult(result: ToolResult, tail: number): CommandOutcome {
+  const data = structured(result);
+  const exitCode = typeof data.exitCode === "number" ? data.exitCode : null;
+  const serverCode = typeof data.code === "string" ? data.code : undefined;
+  if (result.code) return { kind: "not_run", code: result.code, message: tailLines(fullText(result), 3) };
+  if (result.isError && serverCode && NOT_RUN.has(serverCode))
+    return { kind: "not_run", code: serverCode, message: tailLines(fullText(result), 3) };
+  if (result.isError || (exitCode !== null && exitCode !== 0))
+    return { kind: "failed", exitCode, timedOut: data.timedOut === true, tail: tailLines(outputOf(result), tail) };
+  return { kind: "passed", exitCode };
+}

@@ -1,0 +1,48 @@
+import type { StepOutcome } from "@meshflow/core";
+import { defineSpecialist, type Specialist, type SpecialistInfo, type ThinkContext } from "./defineSpecialist.js";
+import { scriptedThink } from "./scriptedThink.js";
+import { type ConfigSchema, mergeConfig, type SpecialistConfig } from "./specialistConfig.js";
+
+/** The think() a shipped specialist had, as an override receives it. */
+export type BaseThink = (ctx: ThinkContext) => Promise<StepOutcome>;
+
+/** What {@link extendSpecialist} may change; everything left out is the base's. */
+export interface SpecialistOverrides extends Partial<Omit<SpecialistInfo, "name">> {
+  /** A new name (its folder's name when loaded from `agents/`); default: the base's. */
+  name?: string;
+  /** Settings merged over the base's `config` (objects deeply; arrays and values replace). */
+  config?: SpecialistConfig;
+  /** Replaces the base's schema (the merged settings must pass it). */
+  configSchema?: ConfigSchema;
+  /**
+   * Replaces think(); `base` is the base's own think() (or the scripted-calls plan when it has none), so
+   * an override can run it and adjust its outcome.
+   */
+  think?: (ctx: ThinkContext, base: BaseThink) => Promise<StepOutcome>;
+}
+
+/**
+ * Customises a shipped specialist without copying it: new settings, name, steps, skills or a think()
+ * that wraps the base's. The result is validated like any `defineSpecialist` result (settings too).
+ *
+ * @example
+ * // agents/strict-security-agent/agent.ts
+ * import securityAgent from "../security-agent/agent.js";
+ * export default extendSpecialist(securityAgent, {
+ *   name: "strict-security-agent",
+ *   config: { failOn: "low", extraRules: [{ id: "todo-secret", kind: "risky", severity: "low", pattern: "TODO.*secret" }] },
+ * });
+ */
+export function extendSpecialist(base: Specialist, overrides: SpecialistOverrides): Specialist {
+  const { think: overrideThink, config, ...rest } = overrides;
+  const baseThink: BaseThink = base.think ?? scriptedThink;
+  const definition = {
+    ...base,
+    ...rest,
+    name: overrides.name ?? base.name,
+    description: overrides.description ?? base.description,
+    ...(config || base.config ? { config: mergeConfig(base.config ?? {}, config) } : {}),
+    ...(overrideThink ? { think: (ctx: ThinkContext) => overrideThink(ctx, baseThink) } : {}),
+  };
+  return defineSpecialist(definition);
+}

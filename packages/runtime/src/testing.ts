@@ -1,0 +1,12 @@
+// Public API of @meshflow/runtime/testing: run one specialist's think() on a story step against real
+// MCP servers (in-process over InMemoryTransport, or stdio/HTTP configs), without a PRD file or run store.
+export { MemoryCallJournal } from "./testing/MemoryCallJournal.js";
+export {
+  createSpecialistHarness,
+  runSpecialist,
+  type SpecialistHarness,
+  type SpecialistHarnessOptions,
+  type StepInput,
+  type StepRun,
+  type TestServer,
+} from "./testing/SpecialistHarness.js";
