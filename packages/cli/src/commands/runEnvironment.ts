@@ -48,7 +48,7 @@ export function resolveSkillsDir(option: string | undefined): string | undefined
   return option || existsSync(skills) ? skills : undefined;
 }
 
-/** Builds the environment of `flow run` / `flow resume`. The caller closes `plane`. */
+/** Builds the environment of `flow run` / `flow resume`. The caller calls `close()` when done. */
 export async function runEnvironment(options: EnvironmentOptions): Promise<RunEnvironment> {
   const routing = loadRoutingTable({ overrideFile: options.routing });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
