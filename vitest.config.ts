@@ -18,5 +18,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most end-to-end files wait on child processes (MCP servers, redis-server, flow workers) rather
+    // than compute, so a third worker on a 2-core machine shortens the suite without starving them.
+    maxWorkers: 3,
   },
 });
