@@ -1,6 +1,12 @@
-import { Option } from "commander";
 import { EXIT } from "../exitCodes.js";
-import { agentsOption, EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+import {
+  agentsOption,
+  classificationOptions,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+} from "./shared.js";
 
 /** `flow docs tools`. */
 export const registerDocs: Registrar = (program, { output, setExit }) => {
@@ -13,33 +19,18 @@ export const registerDocs: Registrar = (program, { output, setExit }) => {
       setExit(EXIT.usage);
     });
 
-  docs
-    .command("tools")
-    .description("the tool inventory: coverage table, each specialist's and skill's tools, from live discovery")
-    .option("--out <file>", "write the Markdown to this file (atomically) instead of stdout")
-    .option("--check", "with --out: write nothing; exit 1 when the file differs from the live inventory")
-    .option("--json", "print the inventory's data instead of Markdown")
-    .option("--prd <file>", "specialists' servers from this PRD's steps (default: every server for every specialist)")
-    .addOption(routingOption())
-    .addOption(agentsOption())
-    .addOption(mcpConfigOption())
-    .addOption(
-      new Option(
-        "--skills <dir>",
-        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md",
-      )
-        .env("FLOW_SKILLS")
-        .default("skills"),
-    )
-    .addOption(new Option("--redis <url>", "keep tool classifications in this Redis").env("FLOW_REDIS_URL"))
-    .addOption(
-      new Option("--redis-prefix <prefix>", "key prefix in that Redis").env("FLOW_REDIS_PREFIX").default("meshflow:"),
-    )
-    .option(
-      "--cache <file>",
-      "classification cache file when no Redis is configured",
-      ".flow/cache/classifications.json",
-    )
+  classificationOptions(
+    docs
+      .command("tools")
+      .description("the tool inventory: coverage table, each specialist's and skill's tools, from live discovery")
+      .option("--out <file>", "write the Markdown to this file (atomically) instead of stdout")
+      .option("--check", "with --out: write nothing; exit 1 when the file differs from the live inventory")
+      .option("--json", "print the inventory's data instead of Markdown")
+      .option("--prd <file>", "specialists' servers from this PRD's steps (default: every server for every specialist)")
+      .addOption(routingOption())
+      .addOption(agentsOption())
+      .addOption(mcpConfigOption()),
+  )
     .addHelpText(
       "after",
       `\nThe coverage figures are those of flow tools coverage with the same options.\n${EXIT_CODES_HELP}`,

@@ -1,12 +1,10 @@
-import { Option } from "commander";
 import {
   agentsOption,
   confirmDestructiveOption,
   EXIT_CODES_HELP,
+  executorOptions,
   mcpConfigOption,
   type Registrar,
-  redisOption,
-  redisPrefixOption,
   routingOption,
   skillsOption,
   storeOption,
@@ -14,22 +12,17 @@ import {
 
 /** `flow resume <runId>`. */
 export const registerResume: Registrar = (program, { output, setExit }) => {
-  program
-    .command("resume")
-    .description("continue an interrupted run: finished steps are skipped, journaled calls are not run again")
-    .argument("<runId>", "the run to continue (see flow runs)")
-    .addOption(mcpConfigOption().default(undefined, "the one the run was started with"))
-    .addOption(routingOption())
-    .addOption(agentsOption())
-    .addOption(storeOption())
-    .addOption(skillsOption())
-    .addOption(
-      new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
-        .choices(["inline", "queue"])
-        .default("inline"),
-    )
-    .addOption(redisOption("Redis of the queue (with --executor queue)"))
-    .addOption(redisPrefixOption())
+  executorOptions(
+    program
+      .command("resume")
+      .description("continue an interrupted run: finished steps are skipped, journaled calls are not run again")
+      .argument("<runId>", "the run to continue (see flow runs)")
+      .addOption(mcpConfigOption().default(undefined, "the one the run was started with"))
+      .addOption(routingOption())
+      .addOption(agentsOption())
+      .addOption(storeOption())
+      .addOption(skillsOption()),
+  )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
     .addHelpText("after", EXIT_CODES_HELP)

@@ -3,10 +3,9 @@ import {
   agentsOption,
   confirmDestructiveOption,
   EXIT_CODES_HELP,
+  executorOptions,
   mcpConfigOption,
   type Registrar,
-  redisOption,
-  redisPrefixOption,
   routingOption,
   skillsOption,
   storeOption,
@@ -14,22 +13,17 @@ import {
 
 /** `flow run <prd.json>`. */
 export const registerRun: Registrar = (program, { output, setExit }) => {
-  program
-    .command("run")
-    .description("run a PRD: every story step through its specialist, then the completion gate")
-    .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
-    .addOption(mcpConfigOption())
-    .addOption(routingOption())
-    .addOption(agentsOption())
-    .addOption(storeOption())
-    .addOption(skillsOption())
-    .addOption(
-      new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
-        .choices(["inline", "queue"])
-        .default("inline"),
-    )
-    .addOption(redisOption("Redis of the queue (with --executor queue)"))
-    .addOption(redisPrefixOption())
+  executorOptions(
+    program
+      .command("run")
+      .description("run a PRD: every story step through its specialist, then the completion gate")
+      .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
+      .addOption(mcpConfigOption())
+      .addOption(routingOption())
+      .addOption(agentsOption())
+      .addOption(storeOption())
+      .addOption(skillsOption()),
+  )
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked")
     .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")

@@ -71,6 +71,41 @@ export function redisPrefixOption(): Option {
     .default("meshflow:");
 }
 
+/**
+ * The options of commands that classify tools (`flow tools …`, `flow docs tools`): a skills folder that
+ * must exist (default ./skills), and where classifications are cached (Redis, else a JSON file).
+ */
+export function classificationOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        "--skills <dir>",
+        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md",
+      )
+        .env("FLOW_SKILLS")
+        .default("skills"),
+    )
+    .addOption(redisOption("keep tool classifications in this Redis"))
+    .addOption(redisPrefixOption())
+    .option(
+      "--cache <file>",
+      "classification cache file when no Redis is configured",
+      ".flow/cache/classifications.json",
+    );
+}
+
+/** `--executor inline|queue` with the Redis options a queue executor needs (run and resume). */
+export function executorOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
+        .choices(["inline", "queue"])
+        .default("inline"),
+    )
+    .addOption(redisOption("Redis of the queue (with --executor queue)"))
+    .addOption(redisPrefixOption());
+}
+
 /** Parses a positive integer option value (commander's argParser). */
 export function positiveInt(name: string): (value: string) => number {
   return (value) => {

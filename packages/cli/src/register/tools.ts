@@ -1,30 +1,18 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { EXIT } from "../exitCodes.js";
-import { agentsOption, EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+import {
+  agentsOption,
+  classificationOptions,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+} from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function toolsOptions(command: Command): Command {
-  return command
-    .addOption(mcpConfigOption())
-    .addOption(
-      new Option(
-        "--skills <dir>",
-        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md",
-      )
-        .env("FLOW_SKILLS")
-        .default("skills"),
-    )
-    .addOption(new Option("--redis <url>", "keep tool classifications in this Redis").env("FLOW_REDIS_URL"))
-    .addOption(
-      new Option("--redis-prefix <prefix>", "key prefix in that Redis").env("FLOW_REDIS_PREFIX").default("meshflow:"),
-    )
-    .option(
-      "--cache <file>",
-      "classification cache file when no Redis is configured",
-      ".flow/cache/classifications.json",
-    )
-    .addHelpText("after", EXIT_CODES_HELP);
+  return classificationOptions(command.addOption(mcpConfigOption())).addHelpText("after", EXIT_CODES_HELP);
 }
 
 /** `flow tools list|call|resolve|classify|coverage`. */

@@ -149,6 +149,19 @@ export async function callTool(
     );
 
   const destructive = tool.annotations.destructiveHint === true;
+  const recordEvidence = (result: ToolResult, resultDigest: string, replayed: boolean): void => {
+    log.evidence.push({
+      key,
+      name,
+      tool: qualified,
+      argsDigest,
+      resultDigest,
+      isError: result.isError === true,
+      ...(result.code ? { code: result.code } : {}),
+      destructive,
+      ...(replayed ? { replayed: true } : {}),
+    });
+  };
   const entry = await scope.journal.get(key);
   if (entry?.state === "finished" && entry.result) {
     if (entry.tool !== qualified || entry.argsDigest !== argsDigest) {
@@ -173,17 +186,7 @@ export async function callTool(
       durationMs: entry.durationMs ?? 0,
       replayed: true,
     });
-    log.evidence.push({
-      key,
-      name,
-      tool: qualified,
-      argsDigest,
-      resultDigest,
-      isError: result.isError === true,
-      ...(result.code ? { code: result.code } : {}),
-      destructive,
-      replayed: true,
-    });
+    recordEvidence(result, resultDigest, true);
     return result;
   }
   if (entry?.state === "started") {
@@ -235,15 +238,6 @@ export async function callTool(
       durationMs,
     });
   }
-  log.evidence.push({
-    key,
-    name,
-    tool: qualified,
-    argsDigest,
-    resultDigest,
-    isError: result.isError === true,
-    ...(result.code ? { code: result.code } : {}),
-    destructive,
-  });
+  recordEvidence(result, resultDigest, false);
   return result;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadMcpConfig, type McpConfig, MeshflowError, type ToolDescriptor } from "@meshflow/core";
+import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import {
   type AliasMap,
   type CapabilityCatalog,
@@ -19,6 +19,7 @@ import {
   skillsForSpecialist,
 } from "@meshflow/resolver";
 import { discoverTools, type ServerFailure } from "../../discovery/discoverTools.js";
+import { requireMcpConfig } from "../../mcpSetup.js";
 import type { Output } from "../../output.js";
 
 /** Options every `flow tools` command shares. */
@@ -42,17 +43,6 @@ export interface ToolsContext {
   failures: ServerFailure[];
   index: CapabilityIndex;
   cache: { kind: string; location: string };
-}
-
-/** Loads the MCP config and fails with `mcp_config_not_found` when there is none. */
-export function requireMcpConfig(file: string | undefined): McpConfig {
-  const config = loadMcpConfig({ file });
-  if (!config.file)
-    throw new MeshflowError(
-      "mcp_config_not_found",
-      "no MCP config (looked for --mcp-config, FLOW_MCP_CONFIG, ./.mcp.json); the tools come from its servers",
-    );
-  return config;
 }
 
 /**
