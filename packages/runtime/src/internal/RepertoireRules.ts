@@ -19,8 +19,8 @@ import {
   type Resolver,
   type ResolverWarning,
   type Skill,
-  skillsForSpecialist,
   type ToolEnricher,
+  withAttachedSkills,
 } from "@meshflow/resolver";
 import type { SpecialistInfo } from "../specialists/defineSpecialist.js";
 import type { ToolResolution } from "../ToolPlane.js";
@@ -103,15 +103,8 @@ export class RepertoireRules {
     this.#resolver = this.#makeResolver();
   }
 
-  /** The specialist's own skills, else the skills whose frontmatter names it. */
-  #withSkills(specialist: SpecialistInfo): SpecialistInfo {
-    if (specialist.skills?.length || !this.#skills.length) return specialist;
-    const attached = skillsForSpecialist(this.#skills, specialist.name).map((s) => s.name);
-    return attached.length ? { ...specialist, skills: attached } : specialist;
-  }
-
   repertoire(stepTools: readonly ToolDescriptor[], specialist: SpecialistInfo): ToolDescriptor[] {
-    return computeRepertoire(stepTools, this.#withSkills(specialist), {
+    return computeRepertoire(stepTools, withAttachedSkills(specialist, this.#skills), {
       skills: this.#skills,
       index: this.#index,
       ...(this.#options.enrichers ? { enrichers: [...this.#options.enrichers] } : {}),
