@@ -35,7 +35,6 @@ export { copilotWriter } from "./harness/copilot.js";
 export { type AgentRender, type HarnessTool, type HarnessWriter, harnessTools } from "./harness/HarnessWriter.js";
 export { harnessWriter } from "./harness/harnessWriters.js";
 export { opencodeWriter } from "./harness/opencode.js";
-export { writeFileAtomic } from "./internal/atomicWrite.js";
 export {
   buildInventory,
   type Inventory,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import { MeshflowError } from "@meshflow/core";
-import { buildInventory, coverageHeadline, renderInventory, writeFileAtomic } from "@meshflow/export";
+import { MeshflowError, writeFileAtomic } from "@meshflow/core";
+import { buildInventory, coverageHeadline, renderInventory } from "@meshflow/export";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { type CoverageScopeOptions, coverageScope } from "./coverageContext.js";

@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { writeFileAtomic } from "../internal/atomicWrite.js";
+import { writeFileAtomic } from "@meshflow/core";
 import type { ExportPlan, PlannedFile } from "./planAgentExport.js";
 
 /** The files of a plan that differ from the disk: what `--check` reports. */

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "@meshflow/core";
 import { type CachedClassification, type ClassificationCache, isCachedClassification } from "./ClassificationCache.js";
 
 /** The file cache's default location, relative to the working directory. */
@@ -52,10 +52,7 @@ export class FileClassificationCache implements ClassificationCache {
       version: 1,
       entries: Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
-    mkdirSync(dirname(this.location), { recursive: true });
-    const temp = `${this.location}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
-    renameSync(temp, this.location);
+    writeFileAtomic(this.location, `${JSON.stringify(content, null, 2)}\n`);
   }
 
   async close(): Promise<void> {}

@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
-import { MeshflowError } from "@meshflow/core";
+import { MeshflowError, writeFileAtomic } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, parse } from "jsonc-parser";
-import { writeFileAtomic } from "../internal/atomicWrite.js";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */

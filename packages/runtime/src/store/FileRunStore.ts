@@ -10,8 +10,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { didYouMean, MeshflowError, type RunEvent } from "@meshflow/core";
-import { writeFileAtomic } from "../internal/atomicWrite.js";
+import { didYouMean, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
 import { processAlive, readNdjson } from "../internal/ndjson.js";
 import { FileCallJournal } from "./FileCallJournal.js";
 import { type RunRecord, RunRecordSchema } from "./RunRecord.js";

@@ -1,0 +1,31 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeFileAtomic } from "./writeFileAtomic.js";
+
+describe("writeFileAtomic", () => {
+  const dir = mkdtempSync(join(tmpdir(), "meshflow-atomic-"));
+
+  it("replaces the content and creates missing parent folders", () => {
+    const file = join(dir, "a", "b", "out.json");
+    writeFileAtomic(file, "one");
+    writeFileAtomic(file, "two");
+    expect(readFileSync(file, "utf8")).toBe("two");
+    expect(readdirSync(join(dir, "a", "b"))).toEqual(["out.json"]);
+  });
+
+  it("gives the new file the mode it is asked for", () => {
+    const file = join(dir, "script.sh");
+    writeFileSync(file, "old");
+    writeFileAtomic(file, "new", { mode: 0o755, fsync: true });
+    expect(statSync(file).mode & 0o777).toBe(0o755);
+  });
+
+  it("leaves the old content and no temp file when the rename fails", () => {
+    const target = join(dir, "is-a-folder");
+    mkdirSync(join(target, "inside"), { recursive: true });
+    expect(() => writeFileAtomic(target, "x")).toThrow();
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+});
