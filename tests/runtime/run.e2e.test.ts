@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
+import { ROOT } from "../helpers/runFlow.js";
 
 function evidenceOf(dir: string, runId: string, storyId: string) {
   const lines = readFileSync(join(dir, ".flow/runs", runId, "evidence.ndjson"), "utf8")
@@ -207,6 +208,28 @@ describe("flow run", () => {
     expect(ws.entities()).toEqual([]);
     expect(existsSync(join(ws.dir, ".flow/runs"))).toBe(false);
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
+  });
+
+  it("--dry-run tells a specialist's own think() apart from the story's scripted calls", async () => {
+    const ws = flowWorkspace();
+    ws.writePrd([
+      {
+        mavenSteps: [1, 2],
+        mcpTools: { step1: ["memory"], step2: ["memory"] },
+        calls: { step1: [{ tool: "memory__read_graph", args: {} }] },
+      },
+    ]);
+    const result = await ws.flow(["run", "prd.json", "--dry-run", "--agents", join(ROOT, "agents")]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /step 1 → development-agent \(\d+ tools from memory\): think\(\) of its own, with the story's scripted calls\n/,
+    );
+    expect(result.stdout).toMatch(
+      /step 2 → development-agent \(\d+ tools from memory\): think\(\) of its own; the story declares no calls for this step/,
+    );
+    const fixtures = await ws.flow(["run", "prd.json", "--dry-run"]);
+    expect(fixtures.code).toBe(1);
+    expect(fixtures.stdout).toMatch(/step 2 → development-agent \(\d+ tools from memory\): BLOCKED: no plan, no calls/);
   });
 
   it("plain lines off a TTY; flow runs and flow status read the store", async () => {

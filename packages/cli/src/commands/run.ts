@@ -124,7 +124,9 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
       for (const step of story.steps) {
         const plan =
           step.plan === "code"
-            ? "think() of its own"
+            ? step.calls.length
+              ? "think() of its own, with the story's scripted calls"
+              : "think() of its own; the story declares no calls for this step (see the specialist's README for what it does without them)"
             : step.plan === "scripted"
               ? "scripted calls"
               : "BLOCKED: no plan, no calls";

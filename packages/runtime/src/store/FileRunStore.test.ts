@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,6 +19,14 @@ const record = (runId: string): RunRecord => ({
 });
 
 describe("FileRunStore", () => {
+  it("creates each run folder readable by its owner only, since tool results are kept verbatim", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const run = await new FileRunStore(root).create(record("r0"));
+    await run.journal.begin({ key: "r0/US-1/step1/1", tool: "m__t", argsDigest: "sha256:a" });
+    await run.close();
+    expect(statSync(join(root, "runs/r0")).mode & 0o777).toBe(0o700);
+  });
+
   it("keeps journal entries by key and ignores a torn last line after a crash", async () => {
     const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
     const store = new FileRunStore(root);

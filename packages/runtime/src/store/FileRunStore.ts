@@ -45,7 +45,8 @@ const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
  * snapshots, the last line wins, compacted now and then), `evidence.ndjson` (one record per concluded
  * story), `log.ndjson`, and a `lock` held by the process running it. Everything that changes during
  * a run is appended, never rewritten: a killed process leaves at most a torn last line, which
- * reading ignores, and appends stay cheap where replacing a file is not.
+ * reading ignores, and appends stay cheap where replacing a file is not. The run folder is created
+ * readable by its owner only (0700): tool results are kept verbatim and may contain secrets.
  */
 export class FileRunStore implements RunStore {
   readonly root: string;
@@ -63,7 +64,8 @@ export class FileRunStore implements RunStore {
     const dir = this.#dir(record.runId);
     mkdirSync(join(this.root, "runs"), { recursive: true });
     try {
-      mkdirSync(dir);
+      // Owner only: the journal and events hold tool results verbatim, which may include secrets.
+      mkdirSync(dir, { mode: 0o700 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EEXIST")
         throw new MeshflowError("usage", `run "${record.runId}" already exists in ${this.#display(dir)}`);
