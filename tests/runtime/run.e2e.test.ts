@@ -217,6 +217,7 @@ describe("flow run", () => {
         mavenSteps: [1, 2],
         mcpTools: { step1: ["memory"], step2: ["memory"] },
         calls: { step1: [{ tool: "memory__read_graph", args: {} }] },
+        agentConfig: { "quality-agent": {} },
       },
     ]);
     const result = await ws.flow(["run", "prd.json", "--dry-run", "--agents", join(ROOT, "agents")]);
@@ -227,6 +228,9 @@ describe("flow run", () => {
     expect(result.stdout).toMatch(
       /step 2 → development-agent \(\d+ tools from memory\): think\(\) of its own; the story declares no calls for this step/,
     );
+    expect(result.stderr).toContain(
+      'flow: warning: prd.json: $.userStories[0].agentConfig["quality-agent"]: no step of this story routes to "quality-agent", so these settings have no effect (steps: 1, 2 → development-agent)',
+    );
     const fixtures = await ws.flow(["run", "prd.json", "--dry-run"]);
     expect(fixtures.code).toBe(1);
     expect(fixtures.stdout).toMatch(/step 2 → development-agent \(\d+ tools from memory\): BLOCKED: no plan, no calls/);
@@ -234,9 +238,18 @@ describe("flow run", () => {
 
   it("plain lines off a TTY; flow runs and flow status read the store", async () => {
     const ws = flowWorkspace();
-    ws.writePrd([{ mcpTools: { step1: ["memory"] }, calls: { step1: [{ tool: "memory__read_graph", args: {} }] } }]);
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["memory"] },
+        calls: { step1: [{ tool: "memory__read_graph", args: {} }] },
+        agentConfig: { "quality-agent": { tailLines: 5 } },
+      },
+    ]);
     const result = await ws.flow(["run", "prd.json", "--run-id", "first-run"]);
     expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'flow: warning: prd.json: $.userStories[0].agentConfig["quality-agent"]: no step of this story routes to "quality-agent", so these settings have no effect (steps: 1 → development-agent)',
+    );
     expect(result.stdout).toContain("US-001 step 1 → development-agent");
     expect(result.stdout).toContain("run first-run passed: 1 passed, 0 failed, 0 blocked");
     const runs = await ws.flow(["runs", "--json"]);

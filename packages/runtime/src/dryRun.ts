@@ -31,6 +31,8 @@ export interface DryRun {
   stories: Array<{ id: string; skipped: boolean; steps: DryRunStep[] }>;
   /** Scripted calls that would be refused. */
   refusals: number;
+  /** Warnings about the selected stories (`<file>: <json-path>: <message>`), as a run reports them. */
+  warnings: string[];
 }
 
 /**
@@ -99,5 +101,5 @@ export async function dryRun(
     }
     stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
   }
-  return { stories, refusals };
+  return { stories, refusals, warnings: checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`) };
 }

@@ -7,6 +7,7 @@ import {
   type McpConfig,
   MeshflowError,
   type Prd,
+  type Problem,
   planPrd,
   type RoutingTable,
   stepKey,
@@ -36,6 +37,8 @@ export interface Preflight {
   tools: ToolDescriptor[];
   prd: Prd;
   prdDigest: string;
+  /** Warnings about the selected stories (the run goes on; they are reported with its result). */
+  warnings: Problem[];
 }
 
 /** Digest of a PRD's work: its stories without `passes` and `notes` (the only fields a run writes). */
@@ -67,10 +70,11 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     order = order.filter((s) => wanted.has(s.id));
   }
   const selected = new Set(order.filter((s) => !s.skipped).map((s) => s.index));
-  const problems = plan.problems.filter((p) => {
+  const ofSelected = (p: Problem) => {
     const at = /^\$\.userStories\[(\d+)\]/.exec(p.path);
     return !at || selected.has(Number(at[1]));
-  });
+  };
+  const problems = plan.problems.filter(ofSelected);
   if (hasErrors(problems))
     throw new MeshflowError("prd_invalid", problems.map(formatProblem).join("\n"), { details: { problems } });
 
@@ -100,5 +104,11 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     }
   }
   const absolute = resolve(prdFile);
-  return { plan: { prdFile: absolute, prdDir: dirname(absolute), stories }, tools, prd, prdDigest: prdWorkDigest(prd) };
+  return {
+    plan: { prdFile: absolute, prdDir: dirname(absolute), stories },
+    tools,
+    prd,
+    prdDigest: prdWorkDigest(prd),
+    warnings: loaded.problems.filter(ofSelected),
+  };
 }

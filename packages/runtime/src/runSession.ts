@@ -223,6 +223,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       };
       handle = await deps.store.create(record);
       plan = checked.plan;
+      warnings.push(...checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`));
       runner = makeRunner(handle);
       runner.setTools(checked.tools);
       return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
@@ -394,6 +395,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
 
   if (mode.kind === "resume") {
     runner?.setTools(mode.checked.tools);
+    warnings.push(...mode.checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`));
     // Stories this run already passed whose PRD mark may not have been written before it stopped.
     const h = mode.handle;
     for (const event of await h.events())

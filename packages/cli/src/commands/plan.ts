@@ -61,6 +61,7 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
   }
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const plan = planPrd(loaded.prd, { file, routing, mcpConfig });
+  plan.problems.unshift(...loaded.problems);
   let discovery: PlanDiscovery | undefined;
   if (options.discover) {
     discovery = await discoverPlanTools(file, plan, mcpConfig);

@@ -117,6 +117,7 @@ async function withEnvironment<T>(options: EnvironmentOptions, use: (env: RunEnv
 
 async function dryRunCommand(file: string, options: RunCommandOptions, env: RunEnvironment, output: Output) {
   const result = await dryRun(env, { prdFile: file, stories: options.story });
+  for (const warning of result.warnings) output.err(`flow: warning: ${warning}`);
   if (options.json) printJson(output, result);
   else {
     for (const story of result.stories) {

@@ -25,6 +25,7 @@ export async function validateCommand(file: string, options: ValidateOptions, ou
       })),
     });
   } else if (valid && loaded.prd) {
+    printProblems(output, loaded.problems);
     const steps = loaded.prd.userStories.reduce((n, s) => n + s.mavenSteps.length, 0);
     output.out(
       `${file}: valid (${plural(loaded.prd.userStories.length, "story", "stories")}, ${plural(steps, "step")})`,

@@ -89,8 +89,33 @@ describe("validatePrd", () => {
     expect(problemsOf([story(settings)], {}, known)).toEqual([
       'prd/x.json: $.userStories[0].agentConfig["refactor-agnet"]: "refactor-agnet" is not a known specialist (did you mean "refactor-agent"?) (known: development-agent, refactor-agent)',
     ]);
-    expect(problemsOf([story(settings)])).toEqual([]);
     expect(problemsOf([story({ agentConfig: { "refactor-agent": 3 } })])).toHaveLength(1);
+  });
+
+  it("warns about agentConfig for a specialist no step of the story routes to; the PRD stays usable", () => {
+    const { prd, problems } = validatePrd(
+      {
+        project: "P",
+        userStories: [
+          story({ mavenSteps: [3, 5], agentConfig: { "refactor-agnet": { maxLines: 3 }, "quality-agent": {} } }),
+        ],
+      },
+      { file: FILE, routing },
+    );
+    expect(problems).toEqual([
+      {
+        file: FILE,
+        path: '$.userStories[0].agentConfig["refactor-agnet"]',
+        message:
+          'no step of this story routes to "refactor-agnet" (did you mean "refactor-agent"?), so these settings have no effect (steps: 3 → refactor-agent; 5 → quality-agent)',
+        severity: "warning",
+      },
+    ]);
+    expect(prd?.userStories[0]?.agentConfig).toEqual({ "refactor-agnet": { maxLines: 3 }, "quality-agent": {} });
+    // Known specialists: an unknown name is an error, not also a warning.
+    expect(problemsOf([story({ agentConfig: { "refactor-agnet": {} } })], {}, new Set(["development-agent"]))).toEqual([
+      'prd/x.json: $.userStories[0].agentConfig["refactor-agnet"]: "refactor-agnet" is not a known specialist (known: development-agent)',
+    ]);
   });
 
   it("reports schema errors with paths, in plain words", () => {

@@ -1,6 +1,6 @@
 import { isAbsolute, normalize } from "node:path";
 import { formatJsonPath } from "../json/jsonPath.js";
-import type { Problem } from "../problems/Problem.js";
+import { hasErrors, type Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
 import { didYouMean } from "../text/suggest.js";
 import { type Prd, PrdSchema, parseStepKey, type Story, StorySchema } from "./PrdSchema.js";
@@ -89,15 +89,7 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
   });
   problems.push(...checkStepKeys(file, story, index, "mcpTools", Object.keys(story.mcpTools)));
   if (story.calls) problems.push(...checkStepKeys(file, story, index, "calls", Object.keys(story.calls)));
-  if (story.agentConfig && specialists)
-    for (const name of Object.keys(story.agentConfig))
-      if (!specialists.has(name))
-        problems.push({
-          file,
-          path: formatJsonPath(["userStories", index, "agentConfig", name]),
-          message: `"${name}" is not a known specialist${didYouMean(name, specialists)} (known: ${[...specialists].sort().join(", ") || "none"})`,
-          severity: "error",
-        });
+  if (story.agentConfig) problems.push(...checkAgentConfig(file, story, index, context));
   story.verify?.forEach((command, i) => {
     if (command.cwd === undefined) return;
     const normalized = normalize(command.cwd);
@@ -110,6 +102,40 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
       });
     }
   });
+  return problems;
+}
+
+/**
+ * Every `agentConfig` key must name a known specialist (when the specialists are known), and one
+ * that no step of the story routes to is a warning: its settings would silently have no effect.
+ */
+function checkAgentConfig(file: string, story: Story, index: number, context: PrdValidationContext): Problem[] {
+  const { routing, specialists } = context;
+  const problems: Problem[] = [];
+  const routed = new Map<string, number[]>();
+  for (const step of story.mavenSteps) {
+    const name = routing.steps.get(step);
+    if (name) routed.set(name, [...(routed.get(name) ?? []), step]);
+  }
+  for (const name of Object.keys(story.agentConfig ?? {})) {
+    const path = formatJsonPath(["userStories", index, "agentConfig", name]);
+    if (specialists && !specialists.has(name)) {
+      problems.push({
+        file,
+        path,
+        message: `"${name}" is not a known specialist${didYouMean(name, specialists)} (known: ${[...specialists].sort().join(", ") || "none"})`,
+        severity: "error",
+      });
+    } else if (!routed.has(name)) {
+      const steps = [...routed].map(([to, at]) => `${at.join(", ")} → ${to}`).join("; ") || "none";
+      problems.push({
+        file,
+        path,
+        message: `no step of this story routes to "${name}"${didYouMean(name, routed.keys())}, so these settings have no effect (steps: ${steps})`,
+        severity: "warning",
+      });
+    }
+  }
   return problems;
 }
 
@@ -147,7 +173,7 @@ export function validatePrd(data: unknown, context: PrdValidationContext): PrdVa
   });
 
   return {
-    prd: parsed.success && problems.length === 0 ? parsed.data : undefined,
+    prd: parsed.success && !hasErrors(problems) ? parsed.data : undefined,
     problems: sortProblems(problems),
   };
 }
