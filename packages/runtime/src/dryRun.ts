@@ -1,5 +1,5 @@
 import { type ErrorCode, parseQualifiedName, stepKey, toMeshflowError } from "@meshflow/core";
-import { preflight } from "./preflight.js";
+import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
 
@@ -43,14 +43,7 @@ export async function dryRun(
   deps: Omit<RunDependencies, "store" | "onEvent">,
   options: { prdFile: string; stories?: string[] },
 ): Promise<DryRun> {
-  const checked = await preflight({
-    prdFile: options.prdFile,
-    routing: deps.routing,
-    mcpConfig: deps.mcpConfig,
-    specialists: new Set(deps.specialists.keys()),
-    stories: options.stories,
-    discover: deps.plane,
-  });
+  const checked = await preflightRun(deps, options.prdFile, options.stories);
   let refusals = 0;
   const stories: DryRun["stories"] = [];
   for (const planned of checked.plan.stories) {
@@ -101,5 +94,5 @@ export async function dryRun(
     }
     stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
   }
-  return { stories, refusals, warnings: checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`) };
+  return { stories, refusals, warnings: checked.warnings };
 }

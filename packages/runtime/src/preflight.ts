@@ -37,8 +37,8 @@ export interface Preflight {
   tools: ToolDescriptor[];
   prd: Prd;
   prdDigest: string;
-  /** Warnings about the selected stories (the run goes on; they are reported with its result). */
-  warnings: Problem[];
+  /** Warnings about the selected stories, `<file>: <json-path>: <message>` (the run goes on; they are reported with its result). */
+  warnings: string[];
 }
 
 /** Digest of a PRD's work: its stories without `passes` and `notes` (the only fields a run writes). */
@@ -109,6 +109,26 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     tools,
     prd,
     prdDigest: prdWorkDigest(prd),
-    warnings: loaded.problems.filter(ofSelected),
+    warnings: loaded.problems.filter(ofSelected).map((p) => `${p.file}: ${p.path}: ${p.message}`),
   };
+}
+
+/** What a run brings to its preflight: a part of its dependencies. */
+export interface RunPreflightDeps {
+  routing: RoutingTable;
+  mcpConfig: McpConfig;
+  specialists: ReadonlyMap<string, unknown>;
+  plane: ToolPlane;
+}
+
+/** The preflight of a run, a resume or a dry run: against its loaded specialists, discovering through its tool plane. */
+export function preflightRun(deps: RunPreflightDeps, prdFile: string, stories?: readonly string[]): Promise<Preflight> {
+  return preflight({
+    prdFile,
+    routing: deps.routing,
+    mcpConfig: deps.mcpConfig,
+    specialists: new Set(deps.specialists.keys()),
+    stories,
+    discover: deps.plane,
+  });
 }

@@ -7,7 +7,7 @@ import { PrdWriter } from "./internal/PrdWriter.js";
 import { StepRunner } from "./internal/StepRunner.js";
 import type { ConfirmDestructive } from "./internal/toolCall.js";
 import { type ChiefContext, type ChiefEvent, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
-import { type Preflight, preflight } from "./preflight.js";
+import { type Preflight, preflightRun } from "./preflight.js";
 import type { RunPlan } from "./RunPlan.js";
 import type { Specialist } from "./specialists/defineSpecialist.js";
 import { assertRunId, newRunId } from "./store/FileRunStore.js";
@@ -92,14 +92,7 @@ export async function resumeRun(deps: RunDependencies, runId: string): Promise<R
     const record = handle.record();
     if (record.status === "passed" || record.status === "failed")
       throw new MeshflowError("usage", `run ${runId} already finished (${record.status}); nothing to resume`);
-    const checked = await preflight({
-      prdFile: record.prd,
-      routing: deps.routing,
-      mcpConfig: deps.mcpConfig,
-      specialists: new Set(deps.specialists.keys()),
-      stories: record.stories,
-      discover: deps.plane,
-    });
+    const checked = await preflightRun(deps, record.prd, record.stories);
     if (checked.prdDigest !== record.prdDigest)
       throw new MeshflowError(
         "prd_changed",
@@ -200,14 +193,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   /** Start mode: load, validate, plan, discover, then open the run in the store. */
   async function startPreflight(options: StartRunOptions): Promise<ChiefEvent> {
     try {
-      const checked = await preflight({
-        prdFile: options.prdFile,
-        routing: deps.routing,
-        mcpConfig: deps.mcpConfig,
-        specialists: new Set(deps.specialists.keys()),
-        stories: options.stories,
-        discover: deps.plane,
-      });
+      const checked = await preflightRun(deps, options.prdFile, options.stories);
       const time = now();
       const record: RunRecord = {
         runId,
@@ -223,7 +209,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       };
       handle = await deps.store.create(record);
       plan = checked.plan;
-      warnings.push(...checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`));
+      warnings.push(...checked.warnings);
       runner = makeRunner(handle);
       runner.setTools(checked.tools);
       return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
@@ -395,7 +381,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
 
   if (mode.kind === "resume") {
     runner?.setTools(mode.checked.tools);
-    warnings.push(...mode.checked.warnings.map((p) => `${p.file}: ${p.path}: ${p.message}`));
+    warnings.push(...mode.checked.warnings);
     // Stories this run already passed whose PRD mark may not have been written before it stopped.
     const h = mode.handle;
     for (const event of await h.events())

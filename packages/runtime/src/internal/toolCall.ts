@@ -149,7 +149,27 @@ export async function callTool(
     );
 
   const destructive = tool.annotations.destructiveHint === true;
-  const recordEvidence = (result: ToolResult, resultDigest: string, replayed: boolean): void => {
+  /** Reports a call's result, live or replayed from the journal: its event and its evidence record. */
+  const conclude = (result: ToolResult, durationMs: number, replayed: boolean): ToolResult => {
+    // An unknown outcome (a queue worker died mid-call, live or as recorded) blocks the step, whatever
+    // the specialist makes of the result.
+    if (result.code === "outcome_unknown") log.unknown.push(key);
+    const resultDigest = digestOf(result);
+    if (!replayed && result.isError && result.code && REFUSALS.has(result.code)) {
+      const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
+      scope.emit({ type: "tool.refused", time: now(), ...base, tool: qualified, code: result.code, message: text });
+    } else {
+      scope.emit({
+        type: "tool.result",
+        time: now(),
+        ...base,
+        tool: qualified,
+        isError: result.isError === true,
+        resultDigest,
+        durationMs,
+        ...(replayed ? { replayed: true } : {}),
+      });
+    }
     log.evidence.push({
       key,
       name,
@@ -161,6 +181,7 @@ export async function callTool(
       destructive,
       ...(replayed ? { replayed: true } : {}),
     });
+    return result;
   };
   const entry = await scope.journal.get(key);
   if (entry?.state === "finished" && entry.result) {
@@ -172,22 +193,7 @@ export async function callTool(
         qualified,
       );
     }
-    const result = entry.result;
-    // A recorded unknown outcome (a queue worker's verdict on an attempt that died) stays unknown.
-    if (result.code === "outcome_unknown") log.unknown.push(key);
-    const resultDigest = digestOf(result);
-    scope.emit({
-      type: "tool.result",
-      time: now(),
-      ...base,
-      tool: qualified,
-      isError: result.isError === true,
-      resultDigest,
-      durationMs: entry.durationMs ?? 0,
-      replayed: true,
-    });
-    recordEvidence(result, resultDigest, true);
-    return result;
+    return conclude(entry.result, entry.durationMs ?? 0, true);
   }
   if (entry?.state === "started") {
     const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
@@ -220,24 +226,5 @@ export async function callTool(
   );
   const durationMs = Math.round(performance.now() - start);
   await scope.journal.finish(key, result, durationMs);
-  // An executor that cannot tell whether the tool ran (a queue worker died mid-call) says so with
-  // `outcome_unknown`: the step blocks, whatever the specialist makes of the result.
-  if (result.code === "outcome_unknown") log.unknown.push(key);
-  const resultDigest = digestOf(result);
-  if (result.isError && result.code && REFUSALS.has(result.code)) {
-    const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
-    scope.emit({ type: "tool.refused", time: now(), ...base, tool: qualified, code: result.code, message: text });
-  } else {
-    scope.emit({
-      type: "tool.result",
-      time: now(),
-      ...base,
-      tool: qualified,
-      isError: result.isError === true,
-      resultDigest,
-      durationMs,
-    });
-  }
-  recordEvidence(result, resultDigest, false);
-  return result;
+  return conclude(result, durationMs, false);
 }
