@@ -11,12 +11,6 @@ export {
   parseExportConfig,
 } from "./config/ExportConfig.js";
 export {
-  type CoverageSpecialistsInput,
-  coverageHeadline,
-  coverageSpecialists,
-  prdServers,
-} from "./coverage/coverageSpecialists.js";
-export {
   addToolsEnricher,
   forSpecialists,
   harnessReadOnlyEnricher,

@@ -65,6 +65,12 @@ export {
   type UnresolvedName,
 } from "./reachability/computeCoverage.js";
 export {
+  type CoverageSpecialistsInput,
+  coverageHeadline,
+  coverageSpecialists,
+  prdServers,
+} from "./reachability/coverageSpecialists.js";
+export {
   createResolver,
   RESOLUTION_TIERS,
   type Resolution,

@@ -1,8 +1,13 @@
 import { existsSync } from "node:fs";
-import { loadPrdFile, loadRoutingTable, MeshflowError } from "@meshflow/core";
-import { coverageSpecialists, prdServers } from "@meshflow/export";
-import type { CoverageSpecialist, Skill, SpecialistInfo } from "@meshflow/resolver";
+import {
+  type CoverageSpecialist,
+  coverageSpecialists,
+  prdServers,
+  type Skill,
+  type SpecialistInfo,
+} from "@meshflow/resolver";
 import { loadSpecialists, specialistInfo } from "@meshflow/runtime";
+import { commandRouting, loadValidPrd } from "./prdInput.js";
 import { agentPaths } from "./runEnvironment.js";
 
 /** Options deciding which specialists a coverage report covers, and their servers. */
@@ -27,22 +32,14 @@ export async function coverageScope(
   skills: readonly Skill[],
   configured: readonly string[],
 ): Promise<CoverageScope> {
-  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
+  const routing = commandRouting(options);
   const { paths, optional } = agentPaths(options.agents);
   const loaded = await loadSpecialists(paths, { optional });
   const definitions = new Map<string, SpecialistInfo>(
     [...loaded].map(([name, { specialist }]) => [name, specialistInfo(specialist)]),
   );
   let byPrd: Map<string, string[]> | undefined;
-  if (options.prd) {
-    const prd = await loadPrdFile(options.prd, { routing });
-    if (!prd.prd)
-      throw new MeshflowError(
-        "prd_invalid",
-        `${options.prd}: invalid PRD (${prd.problems.length} problem(s)); run flow validate`,
-      );
-    byPrd = prdServers(prd.prd, routing);
-  }
+  if (options.prd) byPrd = prdServers(await loadValidPrd(options.prd, routing), routing);
   return {
     specialists: coverageSpecialists({ routing, definitions, skills, configured, ...(byPrd ? { byPrd } : {}) }),
     agents: paths.filter((p) => existsSync(p)),

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { MeshflowError, writeFileAtomic } from "@meshflow/core";
-import { buildInventory, coverageHeadline, renderInventory } from "@meshflow/export";
+import { buildInventory, renderInventory } from "@meshflow/export";
+import { coverageHeadline } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { type CoverageScopeOptions, coverageScope } from "./coverageContext.js";

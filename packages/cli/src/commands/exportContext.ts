@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { formatProblem, loadMcpConfig, loadPrdFile, loadRoutingTable, MeshflowError } from "@meshflow/core";
+import { formatProblem, loadMcpConfig, MeshflowError } from "@meshflow/core";
 import type { ToolUniverse } from "@meshflow/export";
-import { prdServers } from "@meshflow/export";
 import {
   buildCapabilityCatalog,
   type CapabilityCatalog,
@@ -12,9 +11,11 @@ import {
   loadCapabilityCatalog,
   loadCapabilityOverrides,
   loadSkills,
+  prdServers,
   type Skill,
 } from "@meshflow/resolver";
 import { discoverTools, type ServerFailure } from "../discovery/discoverTools.js";
+import { commandRouting, loadValidPrd } from "./prdInput.js";
 
 /** Options of `flow export agents` that decide the tools. */
 export interface UniverseOptions {
@@ -56,14 +57,8 @@ export async function exportUniverse(options: UniverseOptions): Promise<ExportUn
   }
   let servers: Map<string, string[]> | undefined;
   if (options.prd) {
-    const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
-    const loaded = await loadPrdFile(options.prd, { routing });
-    if (!loaded.prd)
-      throw new MeshflowError(
-        "prd_invalid",
-        `${options.prd}: invalid PRD (${loaded.problems.length} problem(s)); run flow validate`,
-      );
-    servers = prdServers(loaded.prd, routing);
+    const routing = commandRouting(options);
+    servers = prdServers(await loadValidPrd(options.prd, routing), routing);
   }
   const wanted = servers ? [...new Set([...servers.values()].flat())] : [...mcpConfig.servers.keys()];
   const { tools, failures } = mcpConfig.file

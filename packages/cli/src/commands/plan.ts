@@ -1,8 +1,9 @@
-import { hasErrors, loadMcpConfig, loadPrdFile, loadRoutingTable, type Plan, planPrd } from "@meshflow/core";
+import { hasErrors, loadMcpConfig, loadPrdFile, type Plan, planPrd } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
+import { commandRouting } from "./prdInput.js";
 import { printFailure } from "./tools/list.js";
 
 /** Options of `flow plan`. */
@@ -49,7 +50,7 @@ function printPlan(
 
 /** `flow plan <prd.json>`: the preflight routing table in run order, before any tool is called. */
 export async function planCommand(file: string, options: PlanOptions, output: Output): Promise<ExitCode> {
-  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
+  const routing = commandRouting(options);
   const loaded = await loadPrdFile(file, { routing });
   if (!loaded.prd) {
     if (options.json) printJson(output, { stories: [], problems: loaded.problems });

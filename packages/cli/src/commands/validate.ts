@@ -1,7 +1,8 @@
-import { hasErrors, loadPrdFile, loadRoutingTable } from "@meshflow/core";
+import { hasErrors, loadPrdFile } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
+import { commandRouting } from "./prdInput.js";
 
 /** Options of `flow validate`. */
 export interface ValidateOptions {
@@ -11,7 +12,7 @@ export interface ValidateOptions {
 
 /** `flow validate <prd.json>`: every problem of a PRD, located; never writes the file. */
 export async function validateCommand(file: string, options: ValidateOptions, output: Output): Promise<ExitCode> {
-  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
+  const routing = commandRouting(options);
   const loaded = await loadPrdFile(file, { routing });
   const valid = !hasErrors(loaded.problems);
   if (options.json) {

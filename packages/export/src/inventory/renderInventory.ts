@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from "@meshflow/core";
-import { coverageHeadline } from "../coverage/coverageSpecialists.js";
+import { coverageHeadline } from "@meshflow/resolver";
 import type { Inventory, InventoryTool } from "./buildInventory.js";
 
 /** How the inventory says where it came from (no dates: the same discovery renders the same bytes). */

@@ -1,18 +1,18 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadPrdFile, MeshflowError, routedSpecialists, stepKey } from "@meshflow/core";
+import { loadPrdFile, MeshflowError } from "@meshflow/core";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp";
 import {
-  type CoverageSpecialist,
   classifyTools,
   computeCoverage,
+  coverageSpecialists,
   EMPTY_ALIAS_MAP,
   loadAliasMaps,
   loadCapabilityCatalog,
   loadCapabilityOverrides,
   loadSkills,
   openClassificationCache,
-  withAttachedSkills,
+  prdServers,
 } from "@meshflow/resolver";
 import { dryRun, specialistInfo } from "@meshflow/runtime";
 import { z } from "zod";
@@ -106,24 +106,19 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
           await cache.close();
         }
         const routing = env.routing();
-        const servers = new Map<string, string[]>();
+        let byPrd: Map<string, string[]> | undefined;
         if (prd) {
           const loaded = await loadPrdFile(env.prdPath(prd), { routing });
-          for (const story of loaded.prd?.userStories ?? [])
-            for (const step of story.mavenSteps) {
-              const name = routing.steps.get(step);
-              if (!name) continue;
-              const list = servers.get(name) ?? [];
-              for (const s of story.mcpTools[stepKey(step)] ?? []) if (!list.includes(s)) list.push(s);
-              servers.set(name, list);
-            }
-        } else for (const name of routedSpecialists(routing)) servers.set(name, configured);
-        const loaded = await env.specialists();
-        const specialists: CoverageSpecialist[] = [...servers].map(([name, list]) => {
-          const own = loaded.get(name);
-          // The runtime's rule: its own skills, else the skills that list it (as flow tools coverage does).
-          const info = withAttachedSkills(own ? specialistInfo(own) : { name }, skills);
-          return { specialist: info, servers: list };
+          byPrd = loaded.prd ? prdServers(loaded.prd, routing) : new Map();
+        }
+        const definitions = new Map([...(await env.specialists())].map(([name, s]) => [name, specialistInfo(s)]));
+        // The specialists as runs see them, the same input flow tools coverage uses.
+        const specialists = coverageSpecialists({
+          routing,
+          definitions,
+          skills,
+          configured,
+          ...(byPrd ? { byPrd } : {}),
         });
         const report = computeCoverage({ tools, specialists, skills, index, aliases });
         const text = `${report.reachable} of ${report.tools} tools reachable by at least one specialist (${report.percent.toFixed(1)}%); unreachable: ${report.unreachable.map((u) => u.qualifiedName).join(", ") || "none"}`;

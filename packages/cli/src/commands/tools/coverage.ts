@@ -1,6 +1,5 @@
 import { MeshflowError } from "@meshflow/core";
-import { coverageHeadline } from "@meshflow/export";
-import { type CoverageReport, computeCoverage } from "@meshflow/resolver";
+import { type CoverageReport, computeCoverage, coverageHeadline } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../../exitCodes.js";
 import { type Output, printJson } from "../../output.js";
 import { type CoverageScopeOptions, coverageScope } from "../coverageContext.js";

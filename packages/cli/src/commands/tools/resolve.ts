@@ -1,7 +1,8 @@
-import { isMeshflowError, loadPrdFile, loadRoutingTable, MeshflowError, stepKey } from "@meshflow/core";
+import { isMeshflowError, MeshflowError, stepKey } from "@meshflow/core";
 import { computeRepertoire, createResolver, type Resolution } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../../exitCodes.js";
 import { type Output, printJson } from "../../output.js";
+import { commandRouting, loadValidPrd } from "../prdInput.js";
 import { loadToolsContext, printFailures, specialistInfo, type ToolsOptions } from "./context.js";
 
 /** Options of `flow tools resolve`. */
@@ -27,18 +28,13 @@ async function scopeOf(options: ResolveCommandOptions): Promise<Scope> {
   const step = Number(options.step);
   if (!Number.isInteger(step))
     throw new MeshflowError("usage", `--step expects a step number, found "${options.step}"`);
-  const routing = loadRoutingTable({ overrideFile: options.routing ?? process.env.FLOW_ROUTING });
-  const loaded = await loadPrdFile(options.prd ?? "", { routing });
-  if (!loaded.prd)
-    throw new MeshflowError(
-      "prd_invalid",
-      `${options.prd}: invalid PRD (${loaded.problems.length} problem(s)); run flow validate`,
-    );
-  const story = loaded.prd.userStories.find((s) => s.id === options.story);
+  const routing = commandRouting(options);
+  const prd = await loadValidPrd(options.prd ?? "", routing);
+  const story = prd.userStories.find((s) => s.id === options.story);
   if (!story)
     throw new MeshflowError(
       "usage",
-      `${options.prd}: no story "${options.story}"; stories: ${loaded.prd.userStories.map((s) => s.id).join(", ")}`,
+      `${options.prd}: no story "${options.story}"; stories: ${prd.userStories.map((s) => s.id).join(", ")}`,
     );
   if (!story.mavenSteps.includes(step))
     throw new MeshflowError(

@@ -1,7 +1,17 @@
 import { loadRoutingTable, type Prd } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import { skill } from "../test-support/exportFixture.js";
+import type { Skill } from "../skills/Skill.js";
 import { coverageHeadline, coverageSpecialists, prdServers } from "./coverageSpecialists.js";
+
+const skill = (name: string, permissions: string[], specialists?: string[]): Skill => ({
+  name,
+  description: `${name} skill`,
+  permissions,
+  ...(specialists ? { specialists } : {}),
+  body: "",
+  file: `skills/${name}/SKILL.md`,
+  metadata: {},
+});
 
 const routing = loadRoutingTable();
 const skills = [skill("testing", ["filesystem_read"], ["quality-agent"]), skill("audit", ["filesystem_read"])];

@@ -1,11 +1,7 @@
 import { type Prd, type RoutingTable, routedSpecialists, stepKey } from "@meshflow/core";
-import {
-  type CoverageReport,
-  type CoverageSpecialist,
-  type Skill,
-  type SpecialistInfo,
-  withAttachedSkills,
-} from "@meshflow/resolver";
+import type { SpecialistInfo } from "../enrichers/ToolEnricher.js";
+import { type Skill, withAttachedSkills } from "../skills/Skill.js";
+import type { CoverageReport, CoverageSpecialist } from "./computeCoverage.js";
 
 /** Specialist → the MCP servers its steps use in a PRD (routed by `routing`), in step order. */
 export function prdServers(prd: Prd, routing: RoutingTable): Map<string, string[]> {
