@@ -2,6 +2,7 @@ import { MeshflowError } from "@meshflow/core";
 import type { QueuedRun } from "@meshflow/queue";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
+import { MARK, printStories } from "./runReport.js";
 
 /** Options of `flow status --redis`. */
 export interface QueuedStatusOptions {
@@ -9,16 +10,6 @@ export interface QueuedStatusOptions {
   redisPrefix: string;
   json?: boolean;
 }
-
-const MARK: Record<string, string> = {
-  passed: "✓",
-  failed: "✗",
-  blocked: "⊘",
-  skipped: "–",
-  running: "…",
-  pending: " ",
-  queued: " ",
-};
 
 function counts(run: QueuedRun): string {
   const c = run.counts;
@@ -34,18 +25,7 @@ function printRun(run: QueuedRun, output: Output): void {
       `${run.worker ? `; worker ${run.worker}` : ""}${run.attempts > 1 ? `; ${run.attempts} attempts` : ""}${run.counts ? `; ${counts(run)}` : ""}`,
   );
   if (run.error) output.out(`${run.status === "queued" ? "note" : "error"}: ${run.error}`);
-  for (const story of run.stories) {
-    output.out(
-      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}`,
-    );
-    for (const step of story.steps) {
-      output.out(
-        `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}`,
-      );
-      for (const r of step.refusals) output.out(`        refused ${r.tool}: ${r.code}: ${r.message}`);
-    }
-    if (story.gate) output.out(`    ${story.gate.passed ? "✓" : "✗"} gate: ${story.gate.summary}`);
-  }
+  printStories(output, run.stories);
 }
 
 /** `flow status --redis <url> [runId]`: queued, active, done and failed runs with their stories. */

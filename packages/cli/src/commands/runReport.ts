@@ -1,5 +1,6 @@
 import type { RunEvent, StepStatus } from "@meshflow/core";
 import type { RunRecord } from "@meshflow/runtime";
+import type { Output } from "../output.js";
 
 /** A step as `flow status` shows it, rebuilt from the run's events. */
 export interface StepReport {
@@ -81,4 +82,30 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
     }
   }
   return [...stories.values()];
+}
+
+/** The mark of a story or step status in `flow status`. */
+export const MARK: Readonly<Record<string, string>> = {
+  passed: "✓",
+  failed: "✗",
+  blocked: "⊘",
+  skipped: "–",
+  running: "…",
+  pending: " ",
+};
+
+/** Prints stories with their steps, calls, refusals and gate, as `flow status` shows a run (inline or queued). */
+export function printStories(output: Output, stories: readonly StoryReport[]): void {
+  for (const story of stories) {
+    output.out(
+      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}`,
+    );
+    for (const step of story.steps) {
+      output.out(
+        `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}`,
+      );
+      for (const r of step.refusals) output.out(`        refused ${r.tool}: ${r.code}: ${r.message}`);
+    }
+    if (story.gate) output.out(`    ${story.gate.passed ? "✓" : "✗"} gate: ${story.gate.summary}`);
+  }
 }

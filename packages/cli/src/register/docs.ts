@@ -1,7 +1,7 @@
-import { EXIT } from "../exitCodes.js";
 import {
   agentsOption,
   classificationOptions,
+  commandGroup,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -9,15 +9,9 @@ import {
 } from "./shared.js";
 
 /** `flow docs tools`. */
-export const registerDocs: Registrar = (program, { output, setExit }) => {
-  const docs = program
-    .command("docs")
-    .description("documentation generated from live data")
-    .addHelpText("after", EXIT_CODES_HELP)
-    .action(() => {
-      docs.outputHelp({ error: true });
-      setExit(EXIT.usage);
-    });
+export const registerDocs: Registrar = (program, deps) => {
+  const { output, setExit } = deps;
+  const docs = commandGroup(program, "docs", "documentation generated from live data", deps);
 
   classificationOptions(
     docs

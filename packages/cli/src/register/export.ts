@@ -1,7 +1,7 @@
 import { Option } from "commander";
-import { EXIT } from "../exitCodes.js";
 import {
   agentsOption,
+  commandGroup,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -20,15 +20,9 @@ config's enrichers (--config, FLOW_EXPORT_CONFIG, ./flow-export.yaml), then the 
 MCP tools are named as each harness does: mcp__<server>__<tool>, <server>_<tool>, <server>/<tool>.`;
 
 /** `flow export agents`. */
-export const registerExport: Registrar = (program, { output, setExit }) => {
-  const exportCommand = program
-    .command("export")
-    .description("write specialists out for other agent harnesses")
-    .addHelpText("after", EXIT_CODES_HELP)
-    .action(() => {
-      exportCommand.outputHelp({ error: true });
-      setExit(EXIT.usage);
-    });
+export const registerExport: Registrar = (program, deps) => {
+  const { output, setExit } = deps;
+  const exportCommand = commandGroup(program, "export", "write specialists out for other agent harnesses", deps);
 
   exportCommand
     .command("agents")

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import type { ExitCode } from "../exitCodes.js";
+import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
 /** What every command registrar gets: where to write, and how to report the exit code. */
@@ -16,6 +16,19 @@ export const EXIT_CODES_HELP = `
 Exit codes:
   0  done          1  the work failed (invalid input, failed or blocked story)
   2  usage error   3  environment error (server or Redis unreachable)`;
+
+/** A command that only groups subcommands (`flow tools`): alone, it prints its help on stderr and is a usage error. */
+export function commandGroup(program: Command, name: string, description: string, deps: CommandDeps): Command {
+  const group = program
+    .command(name)
+    .description(description)
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(() => {
+      group.outputHelp({ error: true });
+      deps.setExit(EXIT.usage);
+    });
+  return group;
+}
 
 /** `--routing <file>` (env FLOW_ROUTING). */
 export function routingOption(): Option {

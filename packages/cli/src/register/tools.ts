@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { EXIT } from "../exitCodes.js";
 import {
   agentsOption,
   classificationOptions,
+  commandGroup,
   EXIT_CODES_HELP,
   mcpConfigOption,
   type Registrar,
@@ -16,16 +16,14 @@ function toolsOptions(command: Command): Command {
 }
 
 /** `flow tools list|call|resolve|classify|coverage`. */
-export const registerTools: Registrar = (program, { output, setExit }) => {
-  const tools = program
-    .command("tools")
-    .description("the tools of the MCP servers: list, call, name resolution, capabilities, coverage")
-    .addHelpText("after", EXIT_CODES_HELP)
-    .action(() => {
-      // `flow tools` alone names no subcommand: a usage error, with the help on stderr.
-      tools.outputHelp({ error: true });
-      setExit(EXIT.usage);
-    });
+export const registerTools: Registrar = (program, deps) => {
+  const { output, setExit } = deps;
+  const tools = commandGroup(
+    program,
+    "tools",
+    "the tools of the MCP servers: list, call, name resolution, capabilities, coverage",
+    deps,
+  );
 
   tools
     .command("list")
