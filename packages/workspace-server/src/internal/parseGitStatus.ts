@@ -1,15 +1,8 @@
 import path from "node:path";
-import type { GitStatusEntry } from "../WorkspaceResults.js";
+import type { GitStatusEntry, GitStatusResult } from "../WorkspaceResults.js";
 
-/** Parsed `git status --porcelain=v2 --branch -z`. */
-export interface GitStatus {
-  branch: string | null;
-  commit: string | null;
-  upstream: string | null;
-  ahead: number | null;
-  behind: number | null;
-  entries: GitStatusEntry[];
-}
+/** Parsed `git status --porcelain=v2 --branch -z`: the part of `git_status`'s result git gives. */
+export type GitStatus = Pick<GitStatusResult, "branch" | "commit" | "upstream" | "ahead" | "behind" | "entries">;
 
 function summarise(xy: string): GitStatusEntry["status"] {
   for (const [letter, status] of [
