@@ -1,31 +1,20 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverEntry } from "../helpers/flowWorkspace.js";
-import { ROOT, runFlow } from "../helpers/runFlow.js";
+import { ROOT, runFlow, runNode } from "../helpers/runFlow.js";
 
 /** Runs a node script in `cwd` with an environment free of the outer vitest's variables. */
-function node(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+async function node(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   const env = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && !["NODE_ENV", "FORCE_COLOR"].includes(k)),
     ),
     NO_COLOR: "1",
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => {
-      output += d.toString("utf8");
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      output += d.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
+  const run = await runNode(args, { cwd, env });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 describe("flow new specialist", () => {

@@ -1,28 +1,13 @@
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/runFlow.js";
+import { ROOT, runNode } from "../helpers/runFlow.js";
 
 const DEMO = join(ROOT, "prd/examples/demo");
 const SCRIPT = join(ROOT, "scripts/demo.mjs");
 
-function runDemo(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: ROOT, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString("utf8");
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runDemo = (args: string[] = []) => runNode([SCRIPT, ...args], { cwd: ROOT });
 
 /** Every file under a folder with its bytes, to prove the demo leaves the repository as it was. */
 function snapshot(dir: string): Record<string, string> {

@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayFixture, gatewayFixture, type HttpFlow, startHttpFlow } from "../helpers/flowServe.js";
-import { FLOW_BIN, ROOT } from "../helpers/runFlow.js";
+import { FLOW_BIN, ROOT, runNode } from "../helpers/runFlow.js";
 
 /** The MCP Inspector's command line client (a real third-party MCP client), run as its `--cli` mode. */
 const INSPECTOR = join(ROOT, "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
@@ -20,26 +19,12 @@ interface InspectorRun {
  * Runs `mcp-inspector-cli --cli <target…> <options…>`. Its working directory is `tests/`: the
  * inspector reads its own package.json through a path relative to the working directory's parent.
  */
-function inspector(args: readonly string[], env: Record<string, string> = {}): Promise<InspectorRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [INSPECTOR, "--cli", ...args], {
-      cwd: join(ROOT, "tests"),
-      env: { ...process.env, FLOW_SERVE_TOKEN: undefined, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString("utf8");
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> }),
-    );
+async function inspector(args: readonly string[], env: Record<string, string> = {}): Promise<InspectorRun> {
+  const run = await runNode([INSPECTOR, "--cli", ...args], {
+    cwd: join(ROOT, "tests"),
+    env: { ...process.env, FLOW_SERVE_TOKEN: undefined, ...env },
   });
+  return { ...run, json: () => JSON.parse(run.stdout) as Record<string, unknown> };
 }
 
 const text = (run: InspectorRun) => ((run.json().content as { text: string }[])[0] ?? { text: "" }).text;

@@ -11,24 +11,14 @@ import {
   textOf,
   until,
 } from "../helpers/flowServe.js";
-import { FIXTURE_AGENTS, SLOW_SERVER } from "../helpers/flowWorkspace.js";
+import { FIXTURE_AGENTS, SLOW_SERVER, testStories } from "../helpers/flowWorkspace.js";
 import { ROOT } from "../helpers/runFlow.js";
 
 let fx: GatewayFixture;
 let s: ServeClient;
 
 function writePrd(name: string, stories: Array<Record<string, unknown>>): string {
-  const userStories = stories.map((story, i) => ({
-    id: `US-00${i + 1}`,
-    title: `Story ${i + 1}`,
-    description: "",
-    acceptanceCriteria: [],
-    mavenSteps: [1],
-    priority: 1,
-    passes: false,
-    notes: "",
-    ...story,
-  }));
+  const userStories = testStories(stories);
   writeFileSync(
     join(fx.dir, name),
     `${JSON.stringify({ project: "Gateway", branchName: "flow/gw", userStories }, null, 2)}\n`,

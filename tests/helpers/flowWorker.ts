@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import type { FlowWorkspace } from "./flowWorkspace.js";
 import { FIXTURE_AGENTS } from "./flowWorkspace.js";
-import { FLOW_BIN } from "./runFlow.js";
+import { FLOW_BIN, flowEnv } from "./runFlow.js";
 
 /** A real `flow worker` subprocess. */
 export interface FlowWorker {
@@ -30,14 +30,7 @@ export async function startFlowWorker(
 ): Promise<FlowWorker> {
   const child = spawn(process.execPath, [FLOW_BIN, "worker", "--redis", redisUrl, ...args], {
     cwd: ws.dir,
-    env: {
-      ...process.env,
-      FLOW_MCP_CONFIG: undefined,
-      FLOW_ROUTING: undefined,
-      FLOW_HOME: undefined,
-      FLOW_REDIS_URL: undefined,
-      FLOW_AGENTS: FIXTURE_AGENTS,
-    },
+    env: flowEnv({ FLOW_HOME: undefined, FLOW_REDIS_URL: undefined, FLOW_AGENTS: FIXTURE_AGENTS }),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

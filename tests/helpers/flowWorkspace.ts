@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunEvent } from "@meshflow/core";
-import { FLOW_BIN, ROOT, runFlow } from "./runFlow.js";
+import { FLOW_BIN, flowEnv, ROOT, runFlow } from "./runFlow.js";
 
 const require = createRequire(import.meta.url);
 
@@ -40,6 +40,21 @@ export interface FlowWorkspace {
   read(file: string): string;
 }
 
+/** Complete PRD stories from the fields a test cares about: `US-001`, `US-002`… on step 1 unless given. */
+export function testStories(stories: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return stories.map((story, i) => ({
+    id: `US-00${i + 1}`,
+    title: `Story ${i + 1}`,
+    description: "",
+    acceptanceCriteria: [],
+    mavenSteps: [1],
+    priority: 1,
+    passes: false,
+    notes: "",
+    ...story,
+  }));
+}
+
 /** Creates a {@link FlowWorkspace}. */
 export function flowWorkspace(): FlowWorkspace {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-e2e-"));
@@ -67,17 +82,7 @@ export function flowWorkspace(): FlowWorkspace {
     prd,
     memoryFile,
     writePrd(stories) {
-      const userStories = stories.map((s, i) => ({
-        id: `US-00${i + 1}`,
-        title: `Story ${i + 1}`,
-        description: "",
-        acceptanceCriteria: [],
-        mavenSteps: [1],
-        priority: 1,
-        passes: false,
-        notes: "",
-        ...s,
-      }));
+      const userStories = testStories(stories);
       const text = `${JSON.stringify({ project: "E2E", branchName: "flow/e2e", custom: { keep: [1, 2] }, userStories }, null, 2)}\n`;
       writeFileSync(prd, text);
       return text;
@@ -86,7 +91,7 @@ export function flowWorkspace(): FlowWorkspace {
     spawnFlow(args) {
       const child = spawn(process.execPath, [FLOW_BIN, ...args], {
         cwd: dir,
-        env: { ...process.env, FLOW_MCP_CONFIG: undefined, FLOW_ROUTING: undefined, ...env },
+        env: flowEnv(env),
         stdio: ["pipe", "pipe", "pipe"],
       });
       const waiters: Array<{ match: (e: RunEvent) => boolean; resolve: (e: RunEvent) => void }> = [];

@@ -13,15 +13,20 @@ export interface FlowResult {
   stderr: string;
 }
 
-/** Runs the real `flow` binary as a subprocess (`node packages/cli/dist/bin.js …`). */
-export function runFlow(
+/** The environment a `flow` subprocess of a test gets: this one without the user's flow settings, plus `extra`. */
+export function flowEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, FLOW_MCP_CONFIG: undefined, FLOW_ROUTING: undefined, ...extra };
+}
+
+/** Runs `node <args…>` to its end, stdin closed at once, and collects its output. */
+export function runNode(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
+  options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
 ): Promise<FlowResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FLOW_BIN, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, FLOW_MCP_CONFIG: undefined, FLOW_ROUTING: undefined, ...options.env },
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -35,5 +40,17 @@ export function runFlow(
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Runs the real `flow` binary as a subprocess (`node packages/cli/dist/bin.js …`). */
+export function runFlow(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<FlowResult> {
+  return runNode([FLOW_BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: flowEnv(options.env),
+    ...(options.input !== undefined ? { input: options.input } : {}),
   });
 }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FIXTURE_AGENTS, flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
-import { FLOW_BIN } from "../helpers/runFlow.js";
+import { FLOW_BIN, flowEnv } from "../helpers/runFlow.js";
 
 function writes(dir: string, ...names: string[]) {
   return names.map((name) => ({
@@ -18,7 +18,7 @@ function flowOnTerminal(cwd: string, args: string[], answers: string[]) {
     const command = [process.execPath, FLOW_BIN, ...args].map((a) => `'${a}'`).join(" ");
     const child = spawn("script", ["-qefc", command, "/dev/null"], {
       cwd,
-      env: { ...process.env, FLOW_AGENTS: FIXTURE_AGENTS, FLOW_MCP_CONFIG: undefined, CI: undefined },
+      env: flowEnv({ FLOW_AGENTS: FIXTURE_AGENTS, CI: undefined }),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
