@@ -178,4 +178,16 @@ describe("flow serve: meshflow's run tools", () => {
     expect((report.specialists as { name: string }[]).map((x) => x.name)).toContain("development-agent");
     expect(report.failures).toEqual([]);
   });
+
+  it("flow_coverage with a PRD covers its specialists on their steps' servers, and refuses an invalid PRD", async () => {
+    const prd = writePrd("coverage.json", [{ mcpTools: { step1: ["memory"] } }]);
+    const result = await s.call("flow_coverage", { prd });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect((dataOf(result).specialists as { name: string }[]).map((x) => x.name)).toEqual(["development-agent"]);
+
+    writeFileSync(join(fx.dir, "broken-coverage.json"), JSON.stringify({ project: "x", userStories: [{ id: 1 }] }));
+    const invalid = await s.call("flow_coverage", { prd: "broken-coverage.json" });
+    expect(codeOf(invalid)).toBe("prd_invalid");
+    expect(textOf(invalid)).toContain("broken-coverage.json: $.userStories[0]");
+  });
 });

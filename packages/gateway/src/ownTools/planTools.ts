@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadPrdFile, MeshflowError } from "@meshflow/core";
+import { formatProblem, loadPrdFile, MeshflowError } from "@meshflow/core";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp";
 import {
   classifyTools,
@@ -109,7 +109,16 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
         let byPrd: Map<string, string[]> | undefined;
         if (prd) {
           const loaded = await loadPrdFile(env.prdPath(prd), { routing });
-          byPrd = loaded.prd ? prdServers(loaded.prd, routing) : new Map();
+          if (!loaded.prd)
+            throw new MeshflowError(
+              "prd_invalid",
+              loaded.problems
+                .filter((p) => p.severity === "error")
+                .map(formatProblem)
+                .join("\n"),
+              { details: { problems: loaded.problems } },
+            );
+          byPrd = prdServers(loaded.prd, routing);
         }
         const definitions = new Map([...(await env.specialists())].map(([name, s]) => [name, specialistInfo(s)]));
         // The specialists as runs see them, the same input flow tools coverage uses.
