@@ -2,7 +2,7 @@ import type { ToolDescriptor } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
 import { buildCapabilityCatalog } from "../capabilities/CapabilityCatalog.js";
 import { classifyTools } from "../capabilities/classifyTools.js";
-import type { Skill } from "../skills/Skill.js";
+import { skill } from "../test-support/skill.js";
 import { computeRepertoire, computeRepertoireMap } from "./computeRepertoire.js";
 import { denyListEnricher } from "./denyListEnricher.js";
 import { readOnlyEnricher } from "./readOnlyEnricher.js";
@@ -34,14 +34,6 @@ const catalog = buildCapabilityCatalog({
     memory_read: { description: "m", tools: ["read_graph"] },
     memory_write: { description: "mw", tools: ["delete_entities"] },
   },
-});
-const skill = (name: string, permissions: string[]): Skill => ({
-  name,
-  description: name,
-  permissions,
-  body: "",
-  file: `${name}/SKILL.md`,
-  metadata: {},
 });
 const skills = [skill("files", ["filesystem_read", "filesystem_write"]), skill("recall", ["memory_read"])];
 const keys = (map: ReadonlyMap<string, unknown>) => [...map.keys()];

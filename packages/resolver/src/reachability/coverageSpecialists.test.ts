@@ -1,17 +1,7 @@
 import { loadRoutingTable, type Prd } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import type { Skill } from "../skills/Skill.js";
+import { skill } from "../test-support/skill.js";
 import { coverageHeadline, coverageSpecialists, prdServers } from "./coverageSpecialists.js";
-
-const skill = (name: string, permissions: string[], specialists?: string[]): Skill => ({
-  name,
-  description: `${name} skill`,
-  permissions,
-  ...(specialists ? { specialists } : {}),
-  body: "",
-  file: `skills/${name}/SKILL.md`,
-  metadata: {},
-});
 
 const routing = loadRoutingTable();
 const skills = [skill("testing", ["filesystem_read"], ["quality-agent"]), skill("audit", ["filesystem_read"])];
