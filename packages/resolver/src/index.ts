@@ -23,6 +23,7 @@ export {
   type CapabilityCatalog,
   CapabilityCatalogFileSchema,
   DEFAULT_CAPABILITIES_FILE,
+  EMPTY_CAPABILITY_CATALOG,
   loadCapabilityCatalog,
 } from "./capabilities/CapabilityCatalog.js";
 export {
@@ -82,6 +83,7 @@ export {
   type ResolverWarning,
 } from "./resolve/createResolver.js";
 export { rankCandidates } from "./resolve/rankCandidates.js";
+export { loadSkillsFolder, type SkillsFolder } from "./skills/loadSkillsFolder.js";
 export { resolveSkillTools, type SkillTool } from "./skills/resolveSkillTools.js";
 export {
   DEFAULT_SKILLS_DIR,

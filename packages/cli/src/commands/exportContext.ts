@@ -3,10 +3,9 @@ import { join } from "node:path";
 import { formatProblem, loadMcpConfig, MeshflowError } from "@meshflow/core";
 import type { ToolUniverse } from "@meshflow/export";
 import {
-  buildCapabilityCatalog,
-  type CapabilityCatalog,
   classifyTools,
   DEFAULT_CACHE_FILE,
+  EMPTY_CAPABILITY_CATALOG,
   FileClassificationCache,
   loadCapabilityCatalog,
   loadCapabilityOverrides,
@@ -36,8 +35,6 @@ export interface ExportUniverse {
   failures: ServerFailure[];
 }
 
-const NO_CAPABILITIES: CapabilityCatalog = buildCapabilityCatalog({ version: 1, capabilities: {} });
-
 /**
  * Discovers the MCP config's servers (or those a PRD's steps use) and classifies their tools as runs do.
  * Without an MCP config there are no MCP tools; without a skills folder (not named explicitly) no skills.
@@ -47,7 +44,7 @@ export async function exportUniverse(options: UniverseOptions): Promise<ExportUn
   if (mcpConfig.problems.length)
     throw new MeshflowError("mcp_config_invalid", mcpConfig.problems.map((p) => formatProblem(p)).join("\n"));
   const skillsDir = options.skills ?? process.env.FLOW_SKILLS ?? (existsSync("skills") ? "skills" : undefined);
-  let catalog = NO_CAPABILITIES;
+  let catalog = EMPTY_CAPABILITY_CATALOG;
   let skills: Skill[] = [];
   let overrides: ReturnType<typeof loadCapabilityOverrides> | undefined;
   if (skillsDir) {

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblem, loadPrdFile, MeshflowError } from "@meshflow/core";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp";
@@ -6,11 +5,7 @@ import {
   classifyTools,
   computeCoverage,
   coverageSpecialists,
-  EMPTY_ALIAS_MAP,
-  loadAliasMaps,
-  loadCapabilityCatalog,
-  loadCapabilityOverrides,
-  loadSkills,
+  loadSkillsFolder,
   openClassificationCache,
   prdServers,
 } from "@meshflow/resolver";
@@ -89,13 +84,7 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
             "file_not_found",
             "flow_coverage needs a skills folder (capabilities.yaml, SKILL.md files): start flow serve with --skills <dir> or FLOW_SKILLS, or from a folder with ./skills",
           );
-        const catalog = loadCapabilityCatalog(join(skillsDir, "capabilities.yaml"));
-        const overrides = loadCapabilityOverrides(join(skillsDir, "capability-overrides.yaml"), catalog, {
-          optional: true,
-        });
-        const skills = loadSkills(skillsDir, { catalog });
-        const aliasDir = join(skillsDir, "aliases");
-        const aliases = existsSync(aliasDir) ? loadAliasMaps(aliasDir) : EMPTY_ALIAS_MAP;
+        const { catalog, overrides, skills, aliases } = loadSkillsFolder(skillsDir);
         const configured = [...env.mcpConfig.servers.keys()];
         const { tools, failures } = await hub.pool.discover(configured);
         const cache = await openClassificationCache({ file: join(env.store.root, "cache", "classifications.json") });

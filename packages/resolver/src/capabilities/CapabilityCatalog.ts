@@ -116,6 +116,9 @@ export function buildCapabilityCatalog(
   return { file, capabilities, knownNames, hash };
 }
 
+/** A catalog without capabilities: every tool is unclassified (a run without a skills folder). */
+export const EMPTY_CAPABILITY_CATALOG: CapabilityCatalog = buildCapabilityCatalog({ version: 1, capabilities: {} });
+
 /**
  * Loads and validates the capability catalog (YAML or JSON).
  *

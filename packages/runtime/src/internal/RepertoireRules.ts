@@ -1,24 +1,16 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { ToolDescriptor } from "@meshflow/core";
 import {
-  type AliasMap,
-  buildCapabilityCatalog,
-  type CapabilityCatalog,
   CapabilityIndex,
-  type CapabilityOverrides,
   classifyTools,
   computeRepertoire,
   createResolver,
   EMPTY_ALIAS_MAP,
+  EMPTY_CAPABILITY_CATALOG,
   FileClassificationCache,
-  loadAliasMaps,
-  loadCapabilityCatalog,
-  loadCapabilityOverrides,
-  loadSkills,
+  loadSkillsFolder,
   type Resolver,
   type ResolverWarning,
-  type Skill,
+  type SkillsFolder,
   type ToolEnricher,
   withAttachedSkills,
 } from "@meshflow/resolver";
@@ -36,8 +28,6 @@ export interface RepertoireRulesOptions {
   onWarning?: (warning: ResolverWarning) => void;
 }
 
-const NO_CAPABILITIES: CapabilityCatalog = buildCapabilityCatalog({ version: 1, capabilities: {} });
-
 /**
  * The resolver side of a run: skills, capability index, alias maps and enrichers, turned into step
  * repertoires (`computeRepertoire`) and name resolution (`createResolver`). Without a skills folder
@@ -46,39 +36,23 @@ const NO_CAPABILITIES: CapabilityCatalog = buildCapabilityCatalog({ version: 1, 
  */
 export class RepertoireRules {
   readonly #options: RepertoireRulesOptions;
-  readonly #catalog: CapabilityCatalog;
-  readonly #overrides: CapabilityOverrides | undefined;
-  readonly #skills: Skill[];
-  readonly #aliases: AliasMap;
+  readonly #folder: SkillsFolder;
   #index: CapabilityIndex;
   readonly #known = new Map<string, ToolDescriptor>();
   #resolver: Resolver;
 
   constructor(options: RepertoireRulesOptions = {}) {
     this.#options = options;
-    const dir = options.skillsDir;
-    if (dir) {
-      const catalogFile = join(dir, "capabilities.yaml");
-      this.#catalog = existsSync(catalogFile) ? loadCapabilityCatalog(catalogFile) : NO_CAPABILITIES;
-      this.#overrides = loadCapabilityOverrides(join(dir, "capability-overrides.yaml"), this.#catalog, {
-        optional: true,
-      });
-      this.#skills = loadSkills(dir, { catalog: this.#catalog });
-      const aliasDir = join(dir, "aliases");
-      this.#aliases = existsSync(aliasDir) ? loadAliasMaps(aliasDir) : EMPTY_ALIAS_MAP;
-    } else {
-      this.#catalog = NO_CAPABILITIES;
-      this.#overrides = undefined;
-      this.#skills = [];
-      this.#aliases = EMPTY_ALIAS_MAP;
-    }
-    this.#index = new CapabilityIndex(this.#catalog, []);
+    this.#folder = options.skillsDir
+      ? loadSkillsFolder(options.skillsDir, { optionalCatalog: true })
+      : { catalog: EMPTY_CAPABILITY_CATALOG, overrides: undefined, skills: [], aliases: EMPTY_ALIAS_MAP };
+    this.#index = new CapabilityIndex(this.#folder.catalog, []);
     this.#resolver = this.#makeResolver();
   }
 
   #makeResolver(): Resolver {
     return createResolver({
-      aliases: this.#aliases,
+      aliases: this.#folder.aliases,
       capabilities: this.#index,
       ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
     });
@@ -93,9 +67,9 @@ export class RepertoireRules {
     const cache = new FileClassificationCache(this.#options.cacheFile);
     try {
       this.#index = await classifyTools([...this.#known.values()], {
-        catalog: this.#catalog,
+        catalog: this.#folder.catalog,
         cache,
-        ...(this.#overrides ? { overrides: this.#overrides } : {}),
+        ...(this.#folder.overrides ? { overrides: this.#folder.overrides } : {}),
       });
     } finally {
       await cache.close();
@@ -104,8 +78,8 @@ export class RepertoireRules {
   }
 
   repertoire(stepTools: readonly ToolDescriptor[], specialist: SpecialistInfo): ToolDescriptor[] {
-    return computeRepertoire(stepTools, withAttachedSkills(specialist, this.#skills), {
-      skills: this.#skills,
+    return computeRepertoire(stepTools, withAttachedSkills(specialist, this.#folder.skills), {
+      skills: this.#folder.skills,
       index: this.#index,
       ...(this.#options.enrichers ? { enrichers: [...this.#options.enrichers] } : {}),
     });

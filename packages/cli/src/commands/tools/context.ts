@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import {
   type AliasMap,
@@ -8,11 +6,7 @@ import {
   type ClassificationCache,
   classifyTools,
   DEFAULT_CACHE_FILE,
-  EMPTY_ALIAS_MAP,
-  loadAliasMaps,
-  loadCapabilityCatalog,
-  loadCapabilityOverrides,
-  loadSkills,
+  loadSkillsFolder,
   openClassificationCache,
   type Skill,
   type SpecialistInfo,
@@ -52,11 +46,7 @@ export interface ToolsContext {
 export async function loadToolsContext(options: ToolsOptions, servers?: readonly string[]): Promise<ToolsContext> {
   const mcpConfig = requireMcpConfig(options.mcpConfig);
   const skillsDir = options.skills ?? process.env.FLOW_SKILLS ?? "skills";
-  const catalog = loadCapabilityCatalog(join(skillsDir, "capabilities.yaml"));
-  const overrides = loadCapabilityOverrides(join(skillsDir, "capability-overrides.yaml"), catalog, { optional: true });
-  const skills = loadSkills(skillsDir, { catalog });
-  const aliasDir = join(skillsDir, "aliases");
-  const aliases = existsSync(aliasDir) ? loadAliasMaps(aliasDir) : EMPTY_ALIAS_MAP;
+  const { catalog, overrides, skills, aliases } = loadSkillsFolder(skillsDir);
   const { tools, failures } = await discoverTools(mcpConfig.servers, servers ?? [...mcpConfig.servers.keys()]);
   for (const [name, problems] of mcpConfig.invalid)
     if (!servers || servers.includes(name))
