@@ -1,0 +1,2 @@
+/** The public API of @meshflow/model. */
+export {};
