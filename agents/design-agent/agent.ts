@@ -1,7 +1,6 @@
 import { UniversalTool } from "@meshflow/core";
-import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
+import { defineSpecialist, loadSpecialistConfig, scriptedThenModel } from "@meshflow/runtime";
 import { normalizePath } from "../shared/scope.js";
-import { scriptedFirst } from "../shared/scriptedFirst.js";
 import { ToolProblem } from "../shared/toolResults.js";
 import { WorkspaceFiles } from "../shared/WorkspaceFiles.js";
 import { DesignConfigSchema } from "./config.js";
@@ -12,30 +11,36 @@ const config = loadSpecialistConfig(new URL("./config.yaml", import.meta.url), D
 export default defineSpecialist({
   name: "design-agent",
   description:
-    "Checks that the UI files a story names exist and are referenced by the rest of the workspace; otherwise runs the step's scripted calls, or is blocked.",
+    "Lets the step's model (or scripted calls) do the UI work, then checks that the UI files a story names exist and are referenced by the rest of the workspace; blocked with nothing to do or check.",
   steps: [11],
   // Exported to another harness (flow export agents), it also works with that harness's own tools.
   harnessTools: [UniversalTool.read, UniversalTool.grep, UniversalTool.glob],
   config,
   configSchema: DesignConfigSchema,
   async think(ctx) {
-    const scripted = await scriptedFirst(ctx);
-    if ("stop" in scripted) return scripted.stop;
+    const work = await scriptedThenModel(ctx);
+    if ("stop" in work) return work.stop;
     const uiFiles = ctx.config.uiFiles.map(normalizePath);
     if (!uiFiles.length) {
+      // No UI files to check: the model's claim stands for the step and the story's verify gate decides.
+      if (work.claim)
+        return ctx.pass(
+          `${ctx.model?.name}: ${work.claim.summary} (no UI files named in agentConfig["design-agent"].uiFiles to check)`,
+          ...work.evidence,
+        );
       if (ctx.scripted.length)
         return ctx.pass(
           `${ctx.scripted.length} scripted call(s) succeeded; no UI files named to check`,
-          ...scripted.evidence,
+          ...work.evidence,
         );
       return ctx.block(
-        `no UI files to check and no calls for step ${ctx.step}: name them in agentConfig["design-agent"].uiFiles or add calls`,
+        `no UI files to check, no calls for step ${ctx.step} and no model: name them in agentConfig["design-agent"].uiFiles, add calls or configure a model`,
       );
     }
     const files = WorkspaceFiles.from(ctx);
-    if (typeof files === "string") return ctx.block(`cannot check the UI files: ${files}`, ...scripted.evidence);
+    if (typeof files === "string") return ctx.block(`cannot check the UI files: ${files}`, ...work.evidence);
     if (!files.canRead)
-      return ctx.block("cannot check the UI files: no filesystem_read tool reads file contents", ...scripted.evidence);
+      return ctx.block("cannot check the UI files: no filesystem_read tool reads file contents", ...work.evidence);
     try {
       const missing: string[] = [];
       for (const file of uiFiles) if ((await files.readIfExists(file)) === undefined) missing.push(file);
@@ -43,7 +48,7 @@ export default defineSpecialist({
       if (listing.truncated)
         return ctx.block(
           `the listing stopped at ${listing.files.length} files; narrow referencedFrom so every referrer is read`,
-          ...scripted.evidence,
+          ...work.evidence,
         );
       const texts: Array<{ path: string; text: string }> = [];
       for (const file of listing.files) {
@@ -54,7 +59,7 @@ export default defineSpecialist({
       const referrers = findReferences(uiFiles, texts);
       const unreferenced = uiFiles.filter((f) => !missing.includes(f) && !entries.has(f) && !referrers.get(f)?.length);
       const evidence = [
-        ...scripted.evidence,
+        ...work.evidence,
         {
           tools: files.tools,
           uiFiles: uiFiles.map((f) => ({
@@ -80,7 +85,7 @@ export default defineSpecialist({
       );
     } catch (error) {
       if (error instanceof ToolProblem)
-        return ctx.block(`cannot check the UI files: ${error.message}`, ...scripted.evidence);
+        return ctx.block(`cannot check the UI files: ${error.message}`, ...work.evidence);
       throw error;
     }
   },

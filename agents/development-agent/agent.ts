@@ -1,11 +1,13 @@
 import { UniversalTool } from "@meshflow/core";
-import { defineSpecialist, scriptedThink } from "@meshflow/runtime";
+import { defineSpecialist, scriptedThenModel } from "@meshflow/runtime";
 
-// Writing code needs a plan: the story's scripted calls, or (later) a model. Without either the
-// step cannot be done, and saying so is the only honest outcome.
+// Writing code needs a plan: the story's scripted calls, or a model. Without either the step cannot be
+// done, and saying so is the only honest outcome. A model's step_pass is a claim: the step passes only
+// when the model really changed something through a tool that writes.
 export default defineSpecialist({
   name: "development-agent",
-  description: "Implements story steps by executing the step's scripted tool calls; blocked without a plan.",
+  description:
+    "Implements story steps: runs the step's scripted tool calls, then lets the step's model do the work; a model's claim passes only when one of its writing calls succeeded.",
   steps: [1, 2, 7, 9],
   // Exported to another harness (flow export agents), it also works with that harness's own tools.
   harnessTools: [
@@ -18,7 +20,23 @@ export default defineSpecialist({
     UniversalTool.todo,
   ],
   async think(ctx) {
-    if (!ctx.scripted.length) return ctx.block(`no plan for step ${ctx.step}: add calls or configure a model`);
-    return scriptedThink(ctx);
+    if (!ctx.scripted.length && !ctx.model)
+      return ctx.block(
+        `no plan for step ${ctx.step}: add calls for step${ctx.step} to ${ctx.story.id}, or configure a model (--model, "model" in the PRD or story, FLOW_MODEL)`,
+      );
+    const work = await scriptedThenModel(ctx);
+    if ("stop" in work) return work.stop;
+    if (!work.claim) return ctx.pass(work.scripted?.summary ?? "scripted calls succeeded", ...work.evidence);
+    const writers = new Set(
+      ctx.repertoire.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.qualifiedName),
+    );
+    const wrote = work.claim.calls.filter((c) => !c.isError && writers.has(c.tool));
+    if (writers.size && !wrote.length)
+      return ctx.fail(
+        `${ctx.model?.name} claimed step ${ctx.step} done ("${work.claim.summary}") but none of its calls that change anything succeeded`,
+        ...work.evidence,
+      );
+    const changed = [...new Set(wrote.map((c) => c.tool))].join(", ");
+    return ctx.pass(`${work.claim.summary}${changed ? ` (changed through ${changed})` : ""}`, ...work.evidence);
   },
 });

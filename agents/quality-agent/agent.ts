@@ -1,6 +1,5 @@
 import { type ToolDescriptor, UniversalTool } from "@meshflow/core";
-import { defineSpecialist, loadSpecialistConfig, type ThinkContext } from "@meshflow/runtime";
-import { scriptedFirst } from "../shared/scriptedFirst.js";
+import { defineSpecialist, loadSpecialistConfig, scriptedThenModel, type ThinkContext } from "@meshflow/runtime";
 import { type QualityConfig, QualityConfigSchema } from "./config.js";
 import { commandArguments, interpretResult, takesArgv } from "./runVerifyCommand.js";
 
@@ -35,24 +34,24 @@ export default defineSpecialist({
   config,
   configSchema: QualityConfigSchema,
   async think(ctx) {
-    const scripted = await scriptedFirst(ctx);
-    if ("stop" in scripted) return scripted.stop;
+    const work = await scriptedThenModel(ctx);
+    if ("stop" in work) return work.stop;
     const commands = ctx.story.verify ?? [];
     if (!commands.length)
-      return ctx.block(`nothing to check: ${ctx.story.id} has no verify commands`, ...scripted.evidence);
+      return ctx.block(`nothing to check: ${ctx.story.id} has no verify commands`, ...work.evidence);
     const tool = executor(ctx, ctx.config);
-    if (typeof tool === "string") return ctx.block(tool, ...scripted.evidence);
+    if (typeof tool === "string") return ctx.block(tool, ...work.evidence);
     const ran: unknown[] = [];
     const failures: string[] = [];
     for (const verify of commands) {
       const name = verify.name ?? verify.run.join(" ");
       const args = commandArguments(tool, verify);
-      if (!args) return ctx.block(`${tool.qualifiedName} does not take argv`, ...scripted.evidence);
+      if (!args) return ctx.block(`${tool.qualifiedName} does not take argv`, ...work.evidence);
       const outcome = interpretResult(await ctx.call(tool.qualifiedName, args), ctx.config.tailLines);
       if (outcome.kind === "not_run")
         return ctx.block(
           `verify "${name}" could not run through ${tool.qualifiedName}: ${outcome.code}: ${outcome.message}`,
-          ...scripted.evidence,
+          ...work.evidence,
           { tool: tool.qualifiedName, commands: ran },
         );
       if (outcome.kind === "failed") {
@@ -71,7 +70,7 @@ export default defineSpecialist({
         if (ctx.config.stopOnFailure) break;
       } else ran.push({ name, run: verify.run, status: "passed", exitCode: outcome.exitCode });
     }
-    const evidence = [...scripted.evidence, { tool: tool.qualifiedName, commands: ran }];
+    const evidence = [...work.evidence, { tool: tool.qualifiedName, commands: ran }];
     if (failures.length) return ctx.fail(failures.join("; "), ...evidence);
     const n = commands.length;
     return ctx.pass(`${n} verify command${n === 1 ? "" : "s"} passed through ${tool.qualifiedName}`, ...evidence);

@@ -1,6 +1,5 @@
 import { UniversalTool } from "@meshflow/core";
-import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
-import { scriptedFirst } from "../shared/scriptedFirst.js";
+import { defineSpecialist, loadSpecialistConfig, scriptedThenModel } from "@meshflow/runtime";
 import { ToolProblem } from "../shared/toolResults.js";
 import { WorkspaceFiles } from "../shared/WorkspaceFiles.js";
 import { RefactorConfigSchema } from "./config.js";
@@ -18,18 +17,18 @@ export default defineSpecialist({
   config,
   configSchema: RefactorConfigSchema,
   async think(ctx) {
-    const scripted = await scriptedFirst(ctx);
-    if ("stop" in scripted) return scripted.stop;
+    const work = await scriptedThenModel(ctx);
+    if ("stop" in work) return work.stop;
     const files = WorkspaceFiles.from(ctx);
-    if (typeof files === "string") return ctx.block(`cannot measure the workspace: ${files}`, ...scripted.evidence);
+    if (typeof files === "string") return ctx.block(`cannot measure the workspace: ${files}`, ...work.evidence);
     try {
       const report = await measureWorkspace(files, ctx.config);
-      if ("blocked" in report) return ctx.block(report.blocked, ...scripted.evidence, report.evidence);
-      const evidence = [...scripted.evidence, report.evidence];
+      if ("blocked" in report) return ctx.block(report.blocked, ...work.evidence, report.evidence);
+      const evidence = [...work.evidence, report.evidence];
       return report.problems.length ? ctx.fail(report.summary, ...evidence) : ctx.pass(report.summary, ...evidence);
     } catch (error) {
       if (error instanceof ToolProblem)
-        return ctx.block(`cannot measure the workspace: ${error.message}`, ...scripted.evidence);
+        return ctx.block(`cannot measure the workspace: ${error.message}`, ...work.evidence);
       throw error;
     }
   },

@@ -1,6 +1,5 @@
 import { UniversalTool } from "@meshflow/core";
-import { defineSpecialist, loadSpecialistConfig } from "@meshflow/runtime";
-import { scriptedFirst } from "../shared/scriptedFirst.js";
+import { defineSpecialist, loadSpecialistConfig, scriptedThenModel } from "@meshflow/runtime";
 import { ToolProblem } from "../shared/toolResults.js";
 import { WorkspaceFiles } from "../shared/WorkspaceFiles.js";
 import { SecurityConfigSchema } from "./config.js";
@@ -19,23 +18,23 @@ export default defineSpecialist({
   config,
   configSchema: SecurityConfigSchema,
   async think(ctx) {
-    const scripted = await scriptedFirst(ctx);
-    if ("stop" in scripted) return scripted.stop;
+    const work = await scriptedThenModel(ctx);
+    if ("stop" in work) return work.stop;
     const files = WorkspaceFiles.from(ctx);
-    if (typeof files === "string") return ctx.block(`cannot scan the workspace: ${files}`, ...scripted.evidence);
+    if (typeof files === "string") return ctx.block(`cannot scan the workspace: ${files}`, ...work.evidence);
     if (!files.canRead)
       return ctx.block(
         "cannot scan the workspace: no filesystem_read tool reads file contents (read_text_file, read_file)",
-        ...scripted.evidence,
+        ...work.evidence,
       );
     try {
       const scan = await scanWorkspace(files, ctx.config);
-      const evidence = [...scripted.evidence, scan.evidence];
+      const evidence = [...work.evidence, scan.evidence];
       if (scan.outcome === "blocked") return ctx.block(scan.summary, ...evidence);
       return scan.outcome === "failed" ? ctx.fail(scan.summary, ...evidence) : ctx.pass(scan.summary, ...evidence);
     } catch (error) {
       if (error instanceof ToolProblem)
-        return ctx.block(`cannot scan the workspace: ${error.message}`, ...scripted.evidence);
+        return ctx.block(`cannot scan the workspace: ${error.message}`, ...work.evidence);
       throw error;
     }
   },

@@ -21,6 +21,7 @@ const USAGE: ReadonlySet<ErrorCode> = new Set([
   "mcp_config_not_found",
   "run_not_found",
   "toolset_unknown",
+  "cassette_invalid",
 ]);
 const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
   "server_unreachable",
@@ -28,6 +29,7 @@ const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
   "connect_timeout",
   "redis_unavailable",
   "redis_misconfigured",
+  "model_unavailable",
 ]);
 
 /** The one place error codes become exit codes. */

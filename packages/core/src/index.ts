@@ -26,6 +26,32 @@ export {
   type StdioServerConfig,
   StdioServerEntrySchema,
 } from "./mcpConfig/McpConfigSchema.js";
+export {
+  chooseModel,
+  MODEL_PROVIDERS,
+  type ModelChoice,
+  ModelNameSchema,
+  type ModelProvider,
+  type ModelRef,
+  parseModelName,
+} from "./model/ModelName.js";
+export type {
+  EarlierStep,
+  ModelCatalog,
+  ModelClaim,
+  ModelRequestSize,
+  ModelResponse,
+  ModelStepIO,
+  ModelStopCode,
+  ModelTask,
+  ModelToolCall,
+  ModelTurnReport,
+  ModelUsage,
+  RecordedTurn,
+  StepModel,
+  TurnJournal,
+} from "./model/StepModel.js";
+export { stepPurpose } from "./model/stepPurpose.js";
 export { type Plan, type PlanContext, type PlanStep, type PlanStory, planPrd } from "./plan/planPrd.js";
 export { type LoadedPrd, loadPrdFile } from "./prd/loadPrdFile.js";
 export {
@@ -53,7 +79,7 @@ export {
   type RoutingTable,
   routedSpecialists,
 } from "./routing/RoutingTable.js";
-export type { EventBase, RunEvent, RunEventType } from "./run/RunEvent.js";
+export type { EventBase, RunEvent, RunEventType, TokenCount } from "./run/RunEvent.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {

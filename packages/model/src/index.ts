@@ -1,2 +1,11 @@
-/** The public API of @meshflow/model. */
-export {};
+export { AiSdkChatModel, languageModel, type ProviderSettings } from "./aiSdkModel.js";
+export { Cassette, type CassetteTurn, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
+export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
+export {
+  apiKeyFor,
+  createModelCatalog,
+  KEY_VARIABLES,
+  type ModelCatalogOptions,
+} from "./createModelCatalog.js";
+export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, requestDigest } from "./ModelLoop.js";
+export { FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";

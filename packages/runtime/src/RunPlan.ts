@@ -9,6 +9,8 @@ export interface PlannedStory {
   skipped: boolean;
   /** The routed specialist of each step, in `mavenSteps` order. */
   specialists: string[];
+  /** The model that thinks for its steps (`--model`, the story's, the PRD's, `FLOW_MODEL`), if any. */
+  model?: string;
 }
 
 /** What the preflight hands the machine: the stories to run and where the PRD lives. */

@@ -1,4 +1,12 @@
-import { type ErrorCode, parseQualifiedName, stepKey, toMeshflowError } from "@meshflow/core";
+import {
+  type ErrorCode,
+  type ModelRequestSize,
+  parseQualifiedName,
+  stepKey,
+  stepPurpose,
+  toMeshflowError,
+} from "@meshflow/core";
+import { modelTask } from "./internal/stepModel.js";
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
@@ -21,9 +29,14 @@ export interface DryRunStep {
   servers: string[];
   /** Size of the repertoire. */
   tools: number;
-  /** `code`: the specialist's own think(); `scripted`: the story's calls; `blocked`: neither. */
-  plan: "code" | "scripted" | "blocked";
+  /**
+   * `code`: the specialist's own think(); `scripted`: the story's calls; `model`: the model (after the
+   * calls, if any); `blocked`: none of them.
+   */
+  plan: "code" | "scripted" | "model" | "blocked";
   calls: DryRunCall[];
+  /** The step's model and the size of its first request (later turns add the conversation). */
+  model?: ModelRequestSize & { name: string };
 }
 
 /** The dry run of a PRD: every story step and scripted call, resolved, nothing called. */
@@ -43,7 +56,8 @@ export async function dryRun(
   deps: Omit<RunDependencies, "store" | "onEvent">,
   options: { prdFile: string; stories?: string[] },
 ): Promise<DryRun> {
-  const checked = await preflightRun(deps, options.prdFile, options.stories);
+  // Nothing is called in a dry run, not even a model endpoint: keys and endpoints are checked by the run.
+  const checked = await preflightRun(deps, options.prdFile, options.stories, false);
   let refusals = 0;
   const stories: DryRun["stories"] = [];
   for (const planned of checked.plan.stories) {
@@ -89,8 +103,33 @@ export async function dryRun(
           return { name: call.tool, refused: { code: failure.code, message: failure.message } };
         }
       });
-      const plan = specialist?.think ? "code" : scripted.length ? "scripted" : "blocked";
-      steps.push({ step, specialist: name, servers: [...servers], tools: repertoire.length, plan, calls });
+      const plan = specialist?.think ? "code" : planned.model ? "model" : scripted.length ? "scripted" : "blocked";
+      const model =
+        planned.model && deps.models && specialist
+          ? {
+              name: planned.model,
+              ...deps.models.get(planned.model).size(
+                modelTask({
+                  runId: "dry-run",
+                  story: planned.story,
+                  step,
+                  specialist,
+                  stepPurpose: stepPurpose(step),
+                  memory: [],
+                  tools: repertoire,
+                }),
+              ),
+            }
+          : undefined;
+      steps.push({
+        step,
+        specialist: name,
+        servers: [...servers],
+        tools: repertoire.length,
+        plan,
+        calls,
+        ...(model ? { model } : {}),
+      });
     }
     stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
   }

@@ -42,12 +42,25 @@ export {
   type SpecialistDefinition,
   type SpecialistInfo,
   type SpecialistLog,
+  type SpecialistModel,
   type StepMemory,
   specialistInfo,
   type ThinkContext,
+  type WorkOptions,
 } from "./specialists/defineSpecialist.js";
 export { type BaseThink, extendSpecialist, type SpecialistOverrides } from "./specialists/extendSpecialist.js";
-export { AGENT_ENTRY_FILES, type LoadedSpecialist, loadSpecialists } from "./specialists/loadSpecialists.js";
+export {
+  AGENT_ENTRY_FILES,
+  INSTRUCTIONS_FILE,
+  type LoadedSpecialist,
+  loadSpecialists,
+} from "./specialists/loadSpecialists.js";
+export {
+  type DoneWork,
+  defaultThink,
+  modelEvidence,
+  scriptedThenModel,
+} from "./specialists/scriptedThenModel.js";
 export { resultText, scriptedThink } from "./specialists/scriptedThink.js";
 export {
   type ConfigIssue,
@@ -58,6 +71,13 @@ export {
 } from "./specialists/specialistConfig.js";
 export { FileCallJournal } from "./store/FileCallJournal.js";
 export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
-export { type RunOptions, type RunRecord, RunRecordSchema, type RunStatus } from "./store/RunRecord.js";
+export {
+  type ModelSettings,
+  ModelSettingsSchema,
+  type RunOptions,
+  type RunRecord,
+  RunRecordSchema,
+  type RunStatus,
+} from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";

@@ -6,6 +6,7 @@ import {
   loadPrdFile,
   type McpConfig,
   MeshflowError,
+  type ModelCatalog,
   type Prd,
   type Problem,
   planPrd,
@@ -28,6 +29,10 @@ export interface PreflightInput {
   stories?: readonly string[];
   /** Discover the servers of the stories to run (false for plans that call nothing). */
   discover?: ToolPlane;
+  /** The run's models: each story's model is named in the plan. */
+  models?: ModelCatalog;
+  /** Check the selected stories' models (keys, endpoints) before anything runs. */
+  checkModels?: boolean;
 }
 
 /** The preflight's result: the plan, the PRD, and the digest resume compares against. */
@@ -81,8 +86,19 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
   const stories: PlannedStory[] = order.map((s) => {
     const story = prd.userStories[s.index];
     if (!story) throw new MeshflowError("internal", `story ${s.id} vanished from the plan`);
-    return { story, index: s.index, skipped: s.skipped, specialists: s.steps.map((st) => st.specialist ?? "") };
+    const model = input.models?.nameFor(story, prd.model);
+    return {
+      story,
+      index: s.index,
+      skipped: s.skipped,
+      specialists: s.steps.map((st) => st.specialist ?? ""),
+      ...(model ? { model } : {}),
+    };
   });
+  if (input.models && input.checkModels) {
+    const names = stories.filter((s) => !s.skipped && s.model).map((s) => s.model as string);
+    if (names.length) await input.models.check(names);
+  }
 
   let tools: ToolDescriptor[] = [];
   if (input.discover) {
@@ -119,11 +135,18 @@ export interface RunPreflightDeps {
   mcpConfig: McpConfig;
   specialists: ReadonlyMap<string, unknown>;
   plane: ToolPlane;
+  models?: ModelCatalog;
 }
 
 /** The preflight of a run, a resume or a dry run: against its loaded specialists, discovering through its tool plane. */
-export function preflightRun(deps: RunPreflightDeps, prdFile: string, stories?: readonly string[]): Promise<Preflight> {
+export function preflightRun(
+  deps: RunPreflightDeps,
+  prdFile: string,
+  stories?: readonly string[],
+  checkModels = true,
+): Promise<Preflight> {
   return preflight({
+    ...(deps.models ? { models: deps.models, checkModels } : {}),
     prdFile,
     routing: deps.routing,
     mcpConfig: deps.mcpConfig,

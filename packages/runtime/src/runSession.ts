@@ -1,5 +1,12 @@
 import { relative } from "node:path";
-import { type McpConfig, MeshflowError, type RoutingTable, type RunEvent, toMeshflowError } from "@meshflow/core";
+import {
+  type McpConfig,
+  MeshflowError,
+  type ModelCatalog,
+  type RoutingTable,
+  type RunEvent,
+  toMeshflowError,
+} from "@meshflow/core";
 import { type Actor, createActor, type StateValue } from "xstate";
 import { runVerify } from "./gate/runVerify.js";
 import type { PassMark } from "./gate/writeStoryPassed.js";
@@ -26,6 +33,8 @@ export interface RunDependencies {
   onEvent?: (event: RunEvent) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
+  /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */
+  models?: ModelCatalog;
 }
 
 /** How a new run is started. */
@@ -164,6 +173,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       log: (entry) => h.log(entry),
       signal: controller.signal,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
+      ...(deps.models ? { models: deps.models } : {}),
     });
   if (handle) runner = makeRunner(handle);
 
@@ -236,6 +246,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         summary: s.summary,
         calls: s.calls,
         evidence: s.evidence,
+        ...(s.tokens ? { tokens: s.tokens } : {}),
       })),
       gate: gate ?? null,
       time: now(),

@@ -1,16 +1,25 @@
 import { resolve as resolvePath } from "node:path";
 import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
-import { dryRun, type RunDependencies, type RunSession, type RunSummary, resumeRun, startRun } from "@meshflow/runtime";
+import {
+  dryRun,
+  type ModelSettings,
+  type RunDependencies,
+  type RunSession,
+  type RunSummary,
+  resumeRun,
+  startRun,
+} from "@meshflow/runtime";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
+import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
 
 /** Options of `flow run`. */
-export interface RunCommandOptions extends EnvironmentOptions {
+export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
   story?: string[];
   failFast?: boolean;
   dryRun?: boolean;
@@ -130,10 +139,18 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
               : "think() of its own; the story declares no calls for this step (see the specialist's README for what it does without them)"
             : step.plan === "scripted"
               ? "scripted calls"
-              : "BLOCKED: no plan, no calls";
+              : step.plan === "model"
+                ? step.calls.length
+                  ? "the story's scripted calls, then the model"
+                  : "the model"
+                : "BLOCKED: no plan, no calls, no model";
         output.out(
           `  step ${step.step} → ${step.specialist} (${step.tools} tools from ${step.servers.join(", ") || "no servers"}): ${plan}`,
         );
+        if (step.model)
+          output.out(
+            `    model ${step.model.name}: first request ${step.model.promptBytes} bytes of prompt + ${step.model.toolBytes} bytes of ${step.model.tools} tool definitions`,
+          );
         for (const call of step.calls)
           output.out(
             call.refused
@@ -151,7 +168,8 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
 /** `flow run <prd.json>`: runs a PRD; exit 0 when every selected story passed. */
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
   try {
-    return await withEnvironment(options, async (env) => {
+    const models = modelSettings(options);
+    return await withEnvironment({ ...options, models }, async (env) => {
       if (options.dryRun) return dryRunCommand(file, options, env, output);
       const view = viewFor(options, output);
       const session = await startRun(
@@ -166,6 +184,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
             routing: options.routing ? resolvePath(options.routing) : undefined,
             agents: env.agents,
             skills: env.skillsDir,
+            models,
           },
         },
       );
@@ -176,8 +195,16 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   }
 }
 
-/** `flow resume <runId>`: continues an interrupted run with the environment it was started with. */
-export async function resumeCommand(runId: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
+/**
+ * `flow resume <runId>`: continues an interrupted run with the environment it was started with.
+ * `given` names the options set on this command line (they override what the run recorded).
+ */
+export async function resumeCommand(
+  runId: string,
+  options: RunCommandOptions,
+  output: Output,
+  given: (option: keyof ModelFlags) => boolean = () => true,
+): Promise<ExitCode> {
   try {
     const { FileRunStore } = await import("@meshflow/runtime");
     const { record } = await new FileRunStore(options.store).read(runId);
@@ -190,6 +217,8 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
       routing: options.routing ?? record.options.routing,
       agents: options.agents ?? record.options.agents,
       skills: options.skills ?? record.options.skills,
+      models: resumedModels(record.options.models, options, given),
+      resumed: true,
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);
@@ -202,6 +231,31 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
   } catch (error) {
     return printFailure(error, options, output);
   }
+}
+
+/** The model settings of a resumed run: what it recorded, with the options given now on top. */
+function resumedModels(
+  recorded: ModelSettings | undefined,
+  options: RunCommandOptions,
+  given: (option: keyof ModelFlags) => boolean,
+): ModelSettings {
+  const now = modelSettings(options);
+  if (!recorded) return now;
+  const pick = <K extends keyof ModelSettings>(key: K, flag: keyof ModelFlags): Partial<ModelSettings> => {
+    const value = given(flag) && options[flag] !== undefined ? now[key] : recorded[key];
+    return value === undefined ? {} : { [key]: value };
+  };
+  return {
+    ...now,
+    ...pick("model", "model"),
+    ...pick("baseUrl", "modelBaseUrl"),
+    ...pick("maxTurns", "maxTurns"),
+    ...pick("maxStepTokens", "maxStepTokens"),
+    ...pick("stepTimeoutMs", "stepTimeout"),
+    ...pick("maxResultChars", "maxResultChars"),
+    ...pick("record", "record"),
+    ...pick("replay", "replay"),
+  } as ModelSettings;
 }
 
 function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {

@@ -1,8 +1,23 @@
 import { existsSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import { loadMcpConfig, loadRoutingTable, type McpConfig, MeshflowError, type RoutingTable } from "@meshflow/core";
+import {
+  loadMcpConfig,
+  loadRoutingTable,
+  type McpConfig,
+  MeshflowError,
+  type ModelCatalog,
+  type RoutingTable,
+} from "@meshflow/core";
 import type { Executor } from "@meshflow/queue";
-import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
+import {
+  createToolPlane,
+  FileRunStore,
+  loadSpecialists,
+  type ModelSettings,
+  type Specialist,
+  type ToolPlane,
+} from "@meshflow/runtime";
+import { buildModels } from "./modelSettings.js";
 
 /** Options every run command shares. */
 export interface EnvironmentOptions {
@@ -16,6 +31,10 @@ export interface EnvironmentOptions {
   /** Redis of the queue (with `executor: "queue"`). */
   redis?: string;
   redisPrefix?: string;
+  /** The run's model settings (`--model`, budgets, cassettes). */
+  models?: ModelSettings;
+  /** A resumed run: a `--record` cassette is added to, not started over. */
+  resumed?: boolean;
 }
 
 /** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
@@ -29,6 +48,8 @@ export interface RunEnvironment {
   plane: ToolPlane;
   /** The skills folder in use (absolute), recorded for resume. */
   skillsDir: string | undefined;
+  /** The run's models (stories with a model get `ctx.model`). */
+  models?: ModelCatalog;
   /** Closes the plane (MCP servers, executor) and the queue's Redis connection. */
   close(): Promise<void>;
 }
@@ -57,6 +78,7 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   const specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
   const store = new FileRunStore(options.store);
   const skillsDir = resolveSkillsDir(options.skills);
+  const models = options.models ? await buildModels(options.models, options.resumed === true) : undefined;
   const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
   let plane: ToolPlane;
   try {
@@ -76,7 +98,17 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
     await plane.close();
     await queue?.close();
   };
-  return { routing, mcpConfig, specialists, agents: paths, store, plane, skillsDir, close };
+  return {
+    routing,
+    mcpConfig,
+    specialists,
+    agents: paths,
+    store,
+    plane,
+    skillsDir,
+    ...(models ? { models } : {}),
+    close,
+  };
 }
 
 /** `--executor queue`: tool calls go to `flow worker`s through the queue on `--redis`. */

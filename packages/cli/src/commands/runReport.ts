@@ -1,6 +1,7 @@
-import type { RunEvent, StepStatus } from "@meshflow/core";
+import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
 import type { RunRecord } from "@meshflow/runtime";
 import type { Output } from "../output.js";
+import { formatTokens } from "../runView/formatEvent.js";
 
 /** A step as `flow status` shows it, rebuilt from the run's events. */
 export interface StepReport {
@@ -10,6 +11,8 @@ export interface StepReport {
   summary: string;
   calls: number;
   refusals: Array<{ tool: string; code: string; message: string }>;
+  /** Tokens of the step's model turns (present when a model thought). */
+  tokens?: TokenCount;
 }
 
 /** A story as `flow status` shows it. */
@@ -19,6 +22,21 @@ export interface StoryReport {
   summary: string;
   steps: StepReport[];
   gate?: { passed: boolean; summary: string };
+  /** Tokens of its steps' model turns (present when a model thought). */
+  tokens?: TokenCount;
+}
+
+/** The sum of token counts, undefined when none has a turn. */
+export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenCount | undefined {
+  let sum: TokenCount | undefined;
+  for (const c of counts)
+    if (c?.turns) {
+      sum ??= { input: 0, output: 0, turns: 0 };
+      sum.input += c.input;
+      sum.output += c.output;
+      sum.turns += c.turns;
+    }
+  return sum;
 }
 
 /** The run's effective status: `running` whose process is gone shows as `interrupted`. */
@@ -59,6 +77,15 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
         if (step) step.calls++;
         break;
       }
+      case "model.turn": {
+        const step = stepOf(e.storyId, e.step);
+        if (!step) break;
+        step.tokens ??= { input: 0, output: 0, turns: 0 };
+        step.tokens.input += e.inputTokens;
+        step.tokens.output += e.outputTokens;
+        step.tokens.turns += 1;
+        break;
+      }
       case "tool.refused":
         stepOf(e.storyId, e.step)?.refusals.push({ tool: e.tool, code: e.code, message: e.message });
         break;
@@ -81,7 +108,12 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
         break;
     }
   }
-  return [...stories.values()];
+  const reports = [...stories.values()];
+  for (const story of reports) {
+    const tokens = sumTokens(story.steps.map((s) => s.tokens));
+    if (tokens) story.tokens = tokens;
+  }
+  return reports;
 }
 
 /** The mark of a story or step status in `flow status`. */
@@ -98,11 +130,11 @@ export const MARK: Readonly<Record<string, string>> = {
 export function printStories(output: Output, stories: readonly StoryReport[]): void {
   for (const story of stories) {
     output.out(
-      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}`,
+      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}${story.tokens ? `  [${formatTokens(story.tokens)}]` : ""}`,
     );
     for (const step of story.steps) {
       output.out(
-        `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}`,
+        `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}${step.tokens ? `  [${formatTokens(step.tokens)}]` : ""}`,
       );
       for (const r of step.refusals) output.out(`        refused ${r.tool}: ${r.code}: ${r.message}`);
     }

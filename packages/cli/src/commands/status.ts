@@ -1,7 +1,8 @@
 import { FileRunStore, processAlive } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
-import { effectiveStatus, printStories, storyReports } from "./runReport.js";
+import { formatTokens } from "../runView/formatEvent.js";
+import { effectiveStatus, printStories, storyReports, sumTokens } from "./runReport.js";
 
 /** Options of `flow status`. */
 export interface StatusOptions {
@@ -28,14 +29,15 @@ export async function statusCommand(
   const { record, events } = await store.read(id);
   const status = effectiveStatus(record, processAlive);
   const stories = storyReports(record, events);
+  const tokens = sumTokens(stories.map((s) => s.tokens));
   if (options.json) {
-    printJson(output, { run: { ...record, status }, stories });
+    printJson(output, { run: { ...record, status, ...(tokens ? { tokens } : {}) }, stories });
     return EXIT.ok;
   }
   const c = record.counts;
   output.out(`run ${record.runId}  ${status}  (${record.prd})`);
   output.out(
-    `started ${record.createdAt}, updated ${record.updatedAt}; ${c.passed} passed, ${c.failed} failed, ${c.blocked} blocked, ${c.skipped} skipped`,
+    `started ${record.createdAt}, updated ${record.updatedAt}; ${c.passed} passed, ${c.failed} failed, ${c.blocked} blocked, ${c.skipped} skipped${tokens ? `; ${formatTokens(tokens)}` : ""}`,
   );
   printStories(output, stories);
   if (status === "interrupted" || status === "aborted") output.out(`\ncontinue it with: flow resume ${record.runId}`);

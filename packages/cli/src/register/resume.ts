@@ -1,9 +1,12 @@
+import type { Command } from "commander";
 import {
   agentsOption,
+  cassetteOptions,
   confirmDestructiveOption,
   EXIT_CODES_HELP,
   executorOptions,
   mcpConfigOption,
+  modelOptions,
   type Registrar,
   routingOption,
   skillsOption,
@@ -12,22 +15,29 @@ import {
 
 /** `flow resume <runId>`. */
 export const registerResume: Registrar = (program, { output, setExit }) => {
-  executorOptions(
-    program
-      .command("resume")
-      .description("continue an interrupted run: finished steps are skipped, journaled calls are not run again")
-      .argument("<runId>", "the run to continue (see flow runs)")
-      .addOption(mcpConfigOption().default(undefined, "the one the run was started with"))
-      .addOption(routingOption())
-      .addOption(agentsOption())
-      .addOption(storeOption())
-      .addOption(skillsOption()),
+  cassetteOptions(
+    modelOptions(
+      executorOptions(
+        program
+          .command("resume")
+          .description("continue an interrupted run: finished steps are skipped, journaled calls are not run again")
+          .argument("<runId>", "the run to continue (see flow runs)")
+          .addOption(mcpConfigOption().default(undefined, "the one the run was started with"))
+          .addOption(routingOption())
+          .addOption(agentsOption())
+          .addOption(storeOption())
+          .addOption(skillsOption()),
+      ),
+    ),
   )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
     .addHelpText("after", EXIT_CODES_HELP)
-    .action(async (runId: string, options) => {
+    .action(async (runId: string, options, command: Command) => {
       const { resumeCommand } = await import("../commands/run.js");
-      setExit(await resumeCommand(runId, options, output));
+      // Options given now override the run's recorded ones; defaults do not.
+      const given = (name: string) =>
+        command.getOptionValueSource(name) === "cli" || command.getOptionValueSource(name) === "env";
+      setExit(await resumeCommand(runId, options, output, given));
     });
 };

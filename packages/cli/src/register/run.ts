@@ -1,10 +1,12 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  cassetteOptions,
   confirmDestructiveOption,
   EXIT_CODES_HELP,
   executorOptions,
   mcpConfigOption,
+  modelOptions,
   type Registrar,
   routingOption,
   skillsOption,
@@ -13,20 +15,27 @@ import {
 
 /** `flow run <prd.json>`. */
 export const registerRun: Registrar = (program, { output, setExit }) => {
-  executorOptions(
-    program
-      .command("run")
-      .description("run a PRD: every story step through its specialist, then the completion gate")
-      .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
-      .addOption(mcpConfigOption())
-      .addOption(routingOption())
-      .addOption(agentsOption())
-      .addOption(storeOption())
-      .addOption(skillsOption()),
+  cassetteOptions(
+    modelOptions(
+      executorOptions(
+        program
+          .command("run")
+          .description("run a PRD: every story step through its specialist, then the completion gate")
+          .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
+          .addOption(mcpConfigOption())
+          .addOption(routingOption())
+          .addOption(agentsOption())
+          .addOption(storeOption())
+          .addOption(skillsOption()),
+      ),
+    ),
   )
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked")
-    .option("--dry-run", "resolve every scripted call against the discovered repertoires; call nothing")
+    .option(
+      "--dry-run",
+      "resolve every scripted call against the discovered repertoires and size each model request; call nothing",
+    )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))

@@ -137,3 +137,56 @@ export function nonNegativeInt(name: string): (value: string) => number {
     return n;
   };
 }
+
+/**
+ * The options of commands that run stories with a model (run, resume, enqueue, worker, serve): which
+ * model, its endpoint, and each step's budgets. `FLOW_MODEL` is not `--model`'s default: a story's or
+ * the PRD's `model` comes before it.
+ */
+export function modelOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        "--model <provider:model-id>",
+        "the model for every story (anthropic:…, openai:…, openai-compatible:…); else the story's model, the PRD's, FLOW_MODEL",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--model-base-url <url>",
+        "the model endpoint for any provider, e.g. http://127.0.0.1:11434/v1 (Ollama); keys: FLOW_MODEL_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY",
+      ).env("FLOW_MODEL_BASE_URL"),
+    )
+    .addOption(
+      new Option("--max-turns <n>", "model turns per step; then the step is blocked (budget_exhausted)")
+        .argParser(positiveInt("--max-turns"))
+        .default(30),
+    )
+    .addOption(
+      new Option("--max-step-tokens <n>", "input + output tokens per step (0: no limit)")
+        .argParser(nonNegativeInt("--max-step-tokens"))
+        .default(0),
+    )
+    .addOption(
+      new Option("--step-timeout <ms>", "wall time of a step's model loop (0: no limit)")
+        .argParser(nonNegativeInt("--step-timeout"))
+        .default(600_000),
+    )
+    .addOption(
+      new Option("--max-result-chars <n>", "characters of one tool result sent back to the model")
+        .argParser(positiveInt("--max-result-chars"))
+        .default(20_000),
+    );
+}
+
+/** `--record <cassette>` and `--replay <cassette>` (run and resume). */
+export function cassetteOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--record <cassette>", "write every model turn to this file (JSON) for --replay"))
+    .addOption(
+      new Option(
+        "--replay <cassette>",
+        "answer every model turn from this recording: no key, no network (tool calls still run live)",
+      ).conflicts("record"),
+    );
+}

@@ -9,6 +9,9 @@ interface LiveStep {
   specialist: string;
   started: number;
   calls: number;
+  /** Model turns and tokens so far. */
+  turns: number;
+  tokens: number;
   status?: StepStatus;
   summary?: string;
   refusals: string[];
@@ -67,6 +70,8 @@ export class TreeView {
           specialist: event.specialist,
           started: Date.now(),
           calls: 0,
+          turns: 0,
+          tokens: 0,
           refusals: [],
         });
         break;
@@ -77,6 +82,12 @@ export class TreeView {
         step?.refusals.push(`${event.tool}: ${event.code}`);
         break;
       case "tool.result":
+        break;
+      case "model.turn":
+        if (step) {
+          step.turns++;
+          step.tokens += event.inputTokens + event.outputTokens;
+        }
         break;
       case "step.finished":
         if (step) Object.assign(step, { status: event.status, summary: event.summary });
@@ -107,7 +118,10 @@ export class TreeView {
     const lines = [`${final ? "" : `${spin} `}${story.id}${final ? ` ${final}` : ` ${elapsed(story.started)}`}`];
     for (const s of story.steps) {
       const head = s.status ? MARK[s.status] : spin;
-      const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}`;
+      const turns = s.turns
+        ? ` · ${s.turns} turn${s.turns === 1 ? "" : "s"}, ${s.tokens.toLocaleString("en-US")} tokens`
+        : "";
+      const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}${turns}`;
       const tail = s.status ? `${s.status}: ${s.summary ?? ""}` : elapsed(s.started);
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
       for (const r of s.refusals) lines.push(`      refused ${r}`);

@@ -43,6 +43,13 @@ export const ERROR_CODES = [
   "run_not_found",
   "redis_unavailable",
   "redis_misconfigured",
+  // models
+  "model_unavailable",
+  "model_error",
+  "model_no_outcome",
+  "budget_exhausted",
+  "replay_mismatch",
+  "cassette_invalid",
   // exporting specialists to agent harnesses
   "harness_unknown",
   "export_config_invalid",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ModelNameSchema } from "../model/ModelName.js";
 
 /** Lowest and highest step number of the PRD format. */
 export const MIN_STEP = 1;
@@ -64,6 +65,7 @@ export const StorySchema = z
       .describe(
         'Settings per specialist, keyed by its name, merged over the specialist\'s own config, e.g. {"refactor-agent": {"maxLines": 300}}.',
       ),
+    model: ModelNameSchema.optional(),
     priority: z.number().int().min(0).describe("Lower runs first; ties keep file order."),
     passes: z.boolean().default(false).describe("Written true only by the completion gate."),
     notes: z.string().default(""),
@@ -77,6 +79,9 @@ export const PrdSchema = z
     project: z.string().min(1),
     branchName: z.string().min(1).optional(),
     description: z.string().default(""),
+    model: ModelNameSchema.optional().describe(
+      "The model for every story without its own `model`, `<provider>:<model-id>`; `--model` overrides both.",
+    ),
     userStories: z.array(StorySchema),
   })
   .describe("A meshflow PRD: user stories whose steps are routed to specialist agents.");

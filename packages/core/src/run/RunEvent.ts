@@ -1,6 +1,13 @@
 import type { ErrorCode } from "../errors/MeshflowError.js";
 import type { StepStatus } from "./types.js";
 
+/** Tokens a model used, per step, story or run. */
+export interface TokenCount {
+  input: number;
+  output: number;
+  turns: number;
+}
+
 /** Fields every run event has. */
 export interface EventBase {
   /** ISO-8601 time the event was recorded. */
@@ -47,6 +54,22 @@ export type RunEvent =
       destructive?: boolean;
     })
   | (EventBase & {
+      type: "model.turn";
+      storyId: string;
+      step: number;
+      /** Turn number within the step, from 1. */
+      turn: number;
+      provider: string;
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      latencyMs: number;
+      /** Tools the model called in this turn (finishing tools included). */
+      toolCalls: string[];
+      /** Answered from the run's journal or a cassette: the model was not asked now. */
+      replayed?: boolean;
+    })
+  | (EventBase & {
       type: "step.finished";
       storyId: string;
       step: number;
@@ -54,6 +77,8 @@ export type RunEvent =
       summary: string;
       /** Tool calls the step made (refusals included). */
       calls?: number;
+      /** Tokens the step's model used (absent when no model thought). */
+      tokens?: TokenCount;
     })
   | (EventBase & {
       type: "gate.finished";
@@ -62,13 +87,22 @@ export type RunEvent =
       commands: number;
       summary: string;
     })
-  | (EventBase & { type: "story.finished"; storyId: string; status: StepStatus | "skipped"; summary: string })
+  | (EventBase & {
+      type: "story.finished";
+      storyId: string;
+      status: StepStatus | "skipped";
+      summary: string;
+      /** Tokens the story's models used (absent when no model thought). */
+      tokens?: TokenCount;
+    })
   | (EventBase & {
       type: "run.finished";
       status: "passed" | "failed" | "aborted";
       passed: number;
       failed: number;
       blocked: number;
+      /** Tokens the run's models used (absent when no model thought). */
+      tokens?: TokenCount;
     });
 
 /** The `type` of a run event. */

@@ -1,5 +1,11 @@
 import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult } from "@meshflow/core";
-import type { SpecialistInfo, SpecialistLog, StepMemory, ThinkContext } from "../specialists/defineSpecialist.js";
+import type {
+  SpecialistInfo,
+  SpecialistLog,
+  SpecialistModel,
+  StepMemory,
+  ThinkContext,
+} from "../specialists/defineSpecialist.js";
 import type { SpecialistConfig } from "../specialists/specialistConfig.js";
 import { type CallLog, type CallScope, callTool } from "./toolCall.js";
 
@@ -14,6 +20,8 @@ export interface StepContextInit {
   memory: readonly StepMemory[];
   notes: SpecialistLog;
   track(call: Promise<ToolResult>): void;
+  /** Builds the step's model for this context, when one is configured. */
+  model?: (ctx: StepContext) => SpecialistModel;
 }
 
 /**
@@ -31,6 +39,7 @@ export class StepContext implements ThinkContext {
   readonly memory: readonly StepMemory[];
   readonly log: SpecialistLog;
   readonly signal: AbortSignal;
+  readonly model?: SpecialistModel;
   readonly #init: StepContextInit;
 
   constructor(init: StepContextInit) {
@@ -52,6 +61,7 @@ export class StepContext implements ThinkContext {
     this.block = this.block.bind(this);
     this.capabilitiesOf = this.capabilitiesOf.bind(this);
     this.toolsWith = this.toolsWith.bind(this);
+    if (init.model) this.model = init.model(this);
   }
 
   capabilitiesOf(tool: string | ToolDescriptor): readonly string[] {

@@ -1,11 +1,21 @@
-import { type RunEvent, type StepOutcome, type StepStatus, stepKey, type ToolDescriptor } from "@meshflow/core";
+import {
+  type ModelCatalog,
+  type RunEvent,
+  type StepOutcome,
+  type StepStatus,
+  stepKey,
+  stepPurpose,
+  type TokenCount,
+  type ToolDescriptor,
+} from "@meshflow/core";
 import type { CallJournal } from "@meshflow/queue";
 import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
-import { scriptedThink } from "../specialists/scriptedThink.js";
+import { defaultThink } from "../specialists/scriptedThenModel.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
 import type { ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
+import { stepModel } from "./stepModel.js";
 import type { CallEvidence, CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
 
 /** A step ready to think: its specialist and repertoire. */
@@ -26,6 +36,8 @@ export interface StepResult {
   evidence: unknown[];
   /** True when the environment (an unreachable server) kept the step from running. */
   environment?: boolean;
+  /** Tokens the step's model used (absent when no model thought). */
+  tokens?: TokenCount;
 }
 
 interface Prepared extends PreparedStep {
@@ -47,6 +59,8 @@ export interface StepRunnerDeps {
   signal: AbortSignal;
   /** Asked before every call of a destructive tool (`--confirm-destructive`); absent: no question. */
   confirmDestructive?: ConfirmDestructive;
+  /** The run's models; a story with a model name (see `PlannedStory.model`) gets `ctx.model`. */
+  models?: ModelCatalog;
 }
 
 const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
@@ -167,6 +181,9 @@ export class StepRunner {
       signal,
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
     };
+    const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
+    const models = this.#deps.models;
+    const model = planned.model && models ? models.get(planned.model) : undefined;
     const notes = (level: string) => (message: string, data?: Record<string, unknown>) =>
       this.#deps.log({ level, runId, storyId: story.id, step, specialist: specialist.name, message, ...data });
     const ctx = new StepContext({
@@ -182,10 +199,16 @@ export class StepRunner {
         this.#inFlight.add(pending);
         void pending.finally(() => this.#inFlight.delete(pending));
       },
+      ...(model
+        ? {
+            model: (c: StepContext) =>
+              stepModel({ model, scope, specialist, stepPurpose: stepPurpose(step), memory, tokens }, c),
+          }
+        : {}),
     });
     let result: StepOutcome;
     try {
-      const returned: unknown = await (specialist.think ?? scriptedThink)(ctx);
+      const returned: unknown = await (specialist.think ?? defaultThink)(ctx);
       result = isOutcome(returned)
         ? { ...returned, evidence: Array.isArray(returned.evidence) ? returned.evidence : [] }
         : { status: "failed", summary: `${specialist.name}.think() returned no valid StepOutcome`, evidence: [] };
@@ -210,6 +233,7 @@ export class StepRunner {
       calls: log.evidence,
       evidence: result.evidence,
       ...(environment ? { environment } : {}),
+      ...(tokens.turns ? { tokens } : {}),
     };
   }
 }

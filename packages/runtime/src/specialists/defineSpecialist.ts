@@ -1,5 +1,6 @@
 import {
   MeshflowError,
+  type ModelClaim,
   type ScriptedCall,
   StepNumberSchema,
   type StepOutcome,
@@ -37,6 +38,24 @@ export interface SpecialistLog {
   warn(message: string, data?: Record<string, unknown>): void;
 }
 
+/** What a specialist may ask of the step's model (`ctx.model`). */
+export interface WorkOptions {
+  /** Added to the task message: what the specialist wants on top of the step (e.g. "fix the findings below"). */
+  ask?: string;
+}
+
+/**
+ * The model of a step, when one is configured (`--model`, the story's or PRD's `model`, `FLOW_MODEL`).
+ * `work()` runs the model's tool loop over the step's repertoire and returns what the model claims;
+ * the specialist's own checks decide the step's outcome.
+ */
+export interface SpecialistModel {
+  /** `<provider>:<model-id>`. */
+  readonly name: string;
+  /** Lets the model do the step's work; every tool call goes through `ctx.call`. Never throws. */
+  work(options?: WorkOptions): Promise<ModelClaim>;
+}
+
 /** Everything `think()` gets for one story step. `C` is the type of its settings (`ctx.config`). */
 export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   runId: string;
@@ -69,6 +88,8 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   log: SpecialistLog;
   /** Aborted on Ctrl-C or when the run stops. */
   signal: AbortSignal;
+  /** The step's model; undefined when no model is configured for the story. */
+  model?: SpecialistModel;
 }
 
 /** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
@@ -84,6 +105,11 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
    * A story's `agentConfig.<name>` is merged over them (objects deeply, arrays and values replaced).
    */
   config?: SpecialistConfig;
+  /**
+   * What the model is told this specialist is and how it works (its system prompt). Without it, an
+   * `instructions.md` beside `agent.ts` is used, else the description.
+   */
+  instructions?: string;
   /** Validates the merged settings (a zod schema fits); invalid settings block the step, naming the field. */
   configSchema?: ConfigSchema<C>;
   think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
@@ -105,6 +131,7 @@ const DefinitionSchema = z.strictObject({
   tools: z.array(z.string().min(1)).optional(),
   harnessTools: z.array(UniversalToolSchema).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
+  instructions: z.string().min(1).optional(),
   configSchema: z
     .custom<ConfigSchema<SpecialistConfig>>(
       (v) => typeof (v as { safeParse?: unknown } | null)?.safeParse === "function",

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMeshflowError, MeshflowError } from "@meshflow/core";
@@ -117,5 +117,15 @@ async function importSpecialist(file: string): Promise<Specialist> {
       `${file}: the default export must be defineSpecialist({...}) from @meshflow/runtime`,
       { details: { file } },
     );
-  return loaded;
+  return withInstructionsFile(loaded, join(dirname(file), INSTRUCTIONS_FILE));
+}
+
+/** The file beside `agent.ts` whose text is a specialist's model instructions when it declares none. */
+export const INSTRUCTIONS_FILE = "instructions.md";
+
+function withInstructionsFile(specialist: Specialist, file: string): Specialist {
+  if (specialist.instructions || !existsSync(file)) return specialist;
+  const instructions = readFileSync(file, "utf8").trim();
+  // A spread keeps the brand (an own enumerable symbol), so the copy is still a specialist.
+  return instructions ? Object.freeze({ ...specialist, instructions }) : specialist;
 }

@@ -27,8 +27,8 @@ const NOT_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export async function scriptedThink(ctx: ThinkContext): Promise<StepOutcome> {
   if (ctx.scripted.length === 0)
     return ctx.block(
-      `${ctx.specialist.name} has no plan of its own and the story declares no calls for step ${ctx.step} ` +
-        `(add "calls": {"step${ctx.step}": [...]} to ${ctx.story.id}, or give the specialist a think())`,
+      `${ctx.specialist.name} has no plan of its own, the story declares no calls for step ${ctx.step} and no model is configured ` +
+        `(add "calls": {"step${ctx.step}": [...]} to ${ctx.story.id}, set a model with --model, "model" in the PRD or FLOW_MODEL, or give the specialist a think())`,
     );
   const evidence: unknown[] = [];
   for (const [i, call] of ctx.scripted.entries()) {

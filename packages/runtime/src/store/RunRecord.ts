@@ -3,8 +3,23 @@ import { z } from "zod";
 /** Status of a run as its record says. `running` with a dead process shows as interrupted. */
 export const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
 
+/** The model settings a run was started with (`--model`, budgets, cassettes), for `flow resume`. */
+export const ModelSettingsSchema = z.strictObject({
+  model: z.string().optional(),
+  baseUrl: z.string().optional(),
+  maxTurns: z.number().int().positive(),
+  maxStepTokens: z.number().int().nonnegative(),
+  stepTimeoutMs: z.number().int().nonnegative(),
+  maxResultChars: z.number().int().positive(),
+  /** Absolute path of the `--record` cassette. */
+  record: z.string().optional(),
+  /** Absolute path of the `--replay` cassette. */
+  replay: z.string().optional(),
+});
+
 /** How a run was started: enough to resume it in another process. */
 export const RunOptionsSchema = z.strictObject({
+  models: ModelSettingsSchema.optional(),
   mcpConfig: z.string().optional(),
   routing: z.string().optional(),
   agents: z.array(z.string()),
@@ -42,3 +57,5 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 /** Status of a run record. */
 export type RunStatus = z.infer<typeof RunStatusSchema>;
+/** The model settings of a run. */
+export type ModelSettings = z.infer<typeof ModelSettingsSchema>;

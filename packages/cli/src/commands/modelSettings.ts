@@ -1,0 +1,49 @@
+import { resolve } from "node:path";
+import type { ModelCatalog } from "@meshflow/core";
+import type { ModelSettings } from "@meshflow/runtime";
+
+/** The model flags of a command, as commander parses them. */
+export interface ModelFlags {
+  model?: string;
+  modelBaseUrl?: string;
+  maxTurns?: number;
+  maxStepTokens?: number;
+  stepTimeout?: number;
+  maxResultChars?: number;
+  record?: string;
+  replay?: string;
+}
+
+/** The settings of a run from its flags (cassette paths made absolute, so a resume finds them). */
+export function modelSettings(flags: ModelFlags): ModelSettings {
+  return {
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.modelBaseUrl ? { baseUrl: flags.modelBaseUrl } : {}),
+    maxTurns: flags.maxTurns ?? 30,
+    maxStepTokens: flags.maxStepTokens ?? 0,
+    stepTimeoutMs: flags.stepTimeout ?? 600_000,
+    maxResultChars: flags.maxResultChars ?? 20_000,
+    ...(flags.record ? { record: resolve(flags.record) } : {}),
+    ...(flags.replay ? { replay: resolve(flags.replay) } : {}),
+  };
+}
+
+/**
+ * The run's models from its settings. `@meshflow/model` (the AI SDK and its providers) is loaded only
+ * here, so commands that run no model never load it. `resumed`: a recording goes on in the same cassette.
+ */
+export async function buildModels(settings: ModelSettings, resumed = false): Promise<ModelCatalog> {
+  const { createModelCatalog } = await import("@meshflow/model");
+  return createModelCatalog({
+    ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    budgets: {
+      maxTurns: settings.maxTurns,
+      maxStepTokens: settings.maxStepTokens,
+      stepTimeoutMs: settings.stepTimeoutMs,
+      maxResultChars: settings.maxResultChars,
+    },
+    ...(settings.record ? { record: settings.record, appendRecording: resumed } : {}),
+    ...(settings.replay ? { replay: settings.replay } : {}),
+  });
+}

@@ -1,0 +1,138 @@
+import type { Story } from "../prd/PrdSchema.js";
+import type { StepStatus, ToolResult } from "../run/types.js";
+import type { ToolDescriptor } from "../tools/ToolDescriptor.js";
+
+/** Tokens and turns a model used. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  turns: number;
+}
+
+/** An earlier step of the story, as the model is told about it. */
+export interface EarlierStep {
+  step: number;
+  specialist: string;
+  status: StepStatus;
+  summary: string;
+}
+
+/** What a model is asked to do for one story step. */
+export interface ModelTask {
+  runId: string;
+  storyId: string;
+  step: number;
+  specialist: string;
+  /** The specialist's instructions (its `instructions` field or `instructions.md`, else its description). */
+  instructions: string;
+  /** What the step of the flow is for (e.g. "Data layer: …"). */
+  stepPurpose: string;
+  story: Pick<Story, "id" | "title" | "description" | "acceptanceCriteria" | "notes">;
+  /** Outcomes of the story's earlier steps. */
+  earlier: readonly EarlierStep[];
+  /** The step's repertoire: the only tools offered (besides the finishing tools). */
+  tools: readonly ToolDescriptor[];
+  /** What the specialist asks on top of the step (optional). */
+  ask?: string;
+}
+
+/** One tool call of a model turn. */
+export interface ModelToolCall {
+  id: string;
+  /** The name the model used (a sanitised qualified name, or a finishing tool). */
+  name: string;
+  input: Record<string, unknown>;
+  /** The provider could not parse the input (it is reported back to the model). */
+  invalid?: string;
+}
+
+/** What a model answered in one turn: the part that is journaled and recorded. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: { inputTokens: number; outputTokens: number };
+  finishReason: string;
+}
+
+/** A turn as journaled: the digest of the request it answered and the response. */
+export interface RecordedTurn {
+  /** Which model answered (`<provider>:<model-id>`). */
+  model: string;
+  requestDigest: string;
+  response: ModelResponse;
+  latencyMs: number;
+}
+
+/** The journal of one step's model turns, numbered from 1. A recorded turn is replayed, never asked again. */
+export interface TurnJournal {
+  get(turn: number): Promise<RecordedTurn | undefined>;
+  /** Durable when it resolves; called before any of the turn's tool calls runs. */
+  record(turn: number, recorded: RecordedTurn): Promise<void>;
+}
+
+/** One model turn, as reported for the `model.turn` event. */
+export interface ModelTurnReport {
+  turn: number;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  /** Names of the tools the model called in this turn. */
+  toolCalls: string[];
+  /** Answered from the run's journal or a cassette, not by the model now. */
+  replayed: boolean;
+}
+
+/** What the loop may do for a step: call tools (through the runtime), journal turns, report them. */
+export interface ModelStepIO {
+  /** `ctx.call`: resolver, middleware, executor, journal. Never throws. */
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  turns: TurnJournal;
+  onTurn(report: ModelTurnReport): void;
+  /** Aborted when the run stops. */
+  signal: AbortSignal;
+}
+
+/** Why a model step ended without the model's own finishing call. */
+export type ModelStopCode = "model_no_outcome" | "budget_exhausted" | "replay_mismatch" | "model_error" | "aborted";
+
+/** What the model claims about a step. A claim, not a verdict: the specialist's checks and the gate decide. */
+export interface ModelClaim {
+  status: StepStatus;
+  summary: string;
+  /** The finishing tool the model called. */
+  finish?: "step_pass" | "step_fail" | "step_block";
+  /** Set when the loop ended the step itself. */
+  code?: ModelStopCode;
+  usage: ModelUsage;
+  /** Tool calls the model made (finishing tools not counted), with whether each failed. */
+  calls: Array<{ tool: string; isError: boolean; code?: string }>;
+}
+
+/** The size of what a model is sent on a step's first turn (`flow run --dry-run`). */
+export interface ModelRequestSize {
+  /** Bytes of the instructions and the task message. */
+  promptBytes: number;
+  /** Bytes of the tool definitions (repertoire and finishing tools). */
+  toolBytes: number;
+  tools: number;
+}
+
+/** A model the runtime can hand a step to (implemented by `@meshflow/model`). */
+export interface StepModel {
+  /** `<provider>:<model-id>`. */
+  readonly name: string;
+  run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim>;
+  size(task: ModelTask): ModelRequestSize;
+}
+
+/** The models of a run, by name; the host (the CLI) decides providers, keys, budgets and cassettes. */
+export interface ModelCatalog {
+  /** The model name for a story (`--model`, the story's, the PRD's, `FLOW_MODEL`), or undefined. */
+  nameFor(story: Story, prdModel: string | undefined): string | undefined;
+  /** The model of a name from {@link nameFor}. */
+  get(name: string): StepModel;
+  /** Before the first story: every named model has its key and endpoint (throws `model_unavailable`). */
+  check(names: readonly string[]): Promise<void>;
+}

@@ -1,0 +1,186 @@
+import { readFileSync } from "node:fs";
+import { MeshflowError, type ModelResponse, writeFileAtomic } from "@meshflow/core";
+import { z } from "zod";
+import type { ChatModel, ChatRequest, TurnRef } from "./ChatModel.js";
+
+/** One recorded model turn of a cassette. */
+export interface CassetteTurn {
+  storyId: string;
+  step: number;
+  turn: number;
+  /** `<provider>:<model-id>` that answered. */
+  model: string;
+  requestDigest: string;
+  response: ModelResponse;
+  latencyMs: number;
+}
+
+const CassetteSchema = z.strictObject({
+  cassette: z.literal(1),
+  turns: z.array(
+    z.strictObject({
+      storyId: z.string(),
+      step: z.number().int(),
+      turn: z.number().int().positive(),
+      model: z.string(),
+      requestDigest: z.string(),
+      response: z.strictObject({
+        text: z.string(),
+        toolCalls: z.array(
+          z.strictObject({
+            id: z.string(),
+            name: z.string(),
+            input: z.record(z.string(), z.unknown()),
+            invalid: z.string().optional(),
+          }),
+        ),
+        usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }),
+        finishReason: z.string(),
+      }),
+      latencyMs: z.number(),
+    }),
+  ),
+});
+
+const keyOf = (storyId: string, step: number, turn: number) => `${storyId}/step${step}/turn${turn}`;
+
+/** A file of recorded model turns (`flow run --record` / `--replay`), keyed by story, step and turn. */
+export class Cassette {
+  readonly file: string;
+  readonly #turns = new Map<string, CassetteTurn>();
+
+  private constructor(file: string, turns: readonly CassetteTurn[]) {
+    this.file = file;
+    for (const t of turns) this.#turns.set(keyOf(t.storyId, t.step, t.turn), t);
+  }
+
+  /** Reads a cassette; `cassette_invalid` naming the file and what is wrong. */
+  static load(file: string): Cassette {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (cause) {
+      throw new MeshflowError("cassette_invalid", `${file}: cannot read the cassette (${(cause as Error).message})`, {
+        cause,
+      });
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (cause) {
+      throw new MeshflowError("cassette_invalid", `${file}: not JSON: ${(cause as Error).message}`, { cause });
+    }
+    const parsed = CassetteSchema.safeParse(data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new MeshflowError(
+        "cassette_invalid",
+        `${file}: $.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "not a cassette"} (expected {"cassette": 1, "turns": [...]})`,
+      );
+    }
+    return new Cassette(file, parsed.data.turns);
+  }
+
+  /** An empty cassette that will be written to `file`. */
+  static create(file: string): Cassette {
+    return new Cassette(file, []);
+  }
+
+  /** A cassette to add turns to: the file's turns when it exists, else empty. */
+  static openForRecording(file: string, append: boolean): Cassette {
+    if (!append) return Cassette.create(file);
+    try {
+      return Cassette.load(file);
+    } catch (error) {
+      if ((error as MeshflowError).message.includes("cannot read")) return Cassette.create(file);
+      throw error;
+    }
+  }
+
+  get(storyId: string, step: number, turn: number): CassetteTurn | undefined {
+    return this.#turns.get(keyOf(storyId, step, turn));
+  }
+
+  /** The model that answered a story's first recorded turn (a replay needs no `--model`). */
+  modelOf(storyId: string): string | undefined {
+    for (const t of this.#turns.values()) if (t.storyId === storyId) return t.model;
+    return undefined;
+  }
+
+  /** Number of recorded turns. */
+  get size(): number {
+    return this.#turns.size;
+  }
+
+  /** Adds a turn and rewrites the file atomically: a killed run leaves a whole cassette. */
+  add(turn: CassetteTurn): void {
+    this.#turns.set(keyOf(turn.storyId, turn.step, turn.turn), turn);
+    const turns = [...this.#turns.values()];
+    writeFileAtomic(this.file, `${JSON.stringify({ cassette: 1, turns }, null, 1)}\n`);
+  }
+}
+
+/** Answers every turn from a cassette: no key, no network. A turn it lacks or whose request differs is `replay_mismatch`. */
+export class ReplayingChatModel implements ChatModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly name: string;
+  readonly replaying = true;
+  readonly #cassette: Cassette;
+
+  constructor(name: string, cassette: Cassette) {
+    const at = name.indexOf(":");
+    this.provider = at > 0 ? name.slice(0, at) : name;
+    this.modelId = at > 0 ? name.slice(at + 1) : name;
+    this.name = name;
+    this.#cassette = cassette;
+  }
+
+  async generate(_request: ChatRequest, turn: TurnRef): Promise<ModelResponse> {
+    const where = `turn ${turn.turn} of ${turn.storyId} step ${turn.step}`;
+    const recorded = this.#cassette.get(turn.storyId, turn.step, turn.turn);
+    if (!recorded)
+      throw new MeshflowError(
+        "replay_mismatch",
+        `${where}: ${this.#cassette.file} has no recording of it (record the run again with --record)`,
+      );
+    if (recorded.requestDigest !== turn.requestDigest)
+      throw new MeshflowError(
+        "replay_mismatch",
+        `${where}: the request differs from the one ${this.#cassette.file} recorded (the story, the specialist's instructions, the tools or an earlier turn changed; record again with --record)`,
+      );
+    return recorded.response;
+  }
+}
+
+/** Passes every turn to a live model and records it in a cassette. */
+export class RecordingChatModel implements ChatModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly name: string;
+  readonly #inner: ChatModel;
+  readonly #cassette: Cassette;
+
+  constructor(inner: ChatModel, cassette: Cassette) {
+    this.provider = inner.provider;
+    this.modelId = inner.modelId;
+    this.name = inner.name;
+    this.#inner = inner;
+    this.#cassette = cassette;
+  }
+
+  async generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal): Promise<ModelResponse> {
+    const started = performance.now();
+    const response = await this.#inner.generate(request, turn, signal);
+    this.#cassette.add({
+      storyId: turn.storyId,
+      step: turn.step,
+      turn: turn.turn,
+      model: this.name,
+      requestDigest: turn.requestDigest,
+      response,
+      latencyMs: Math.round(performance.now() - started),
+    });
+    return response;
+  }
+}

@@ -1,0 +1,42 @@
+import type { ModelProvider, ModelResponse } from "@meshflow/core";
+
+/** A message of a model conversation, in meshflow's provider-neutral form. */
+export type ChatMessage =
+  | { role: "user"; text: string }
+  | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; input: Record<string, unknown> }> }
+  | { role: "tool"; results: Array<{ id: string; name: string; text: string; isError: boolean }> };
+
+/** A tool as a model is offered it: a provider-safe name, a description and a JSON Schema. */
+export interface ChatTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One request to a model: everything a turn sends. */
+export interface ChatRequest {
+  system: string;
+  messages: readonly ChatMessage[];
+  tools: readonly ChatTool[];
+  /** Upper bound of the reply's tokens, when the step's budget sets one. */
+  maxOutputTokens?: number;
+}
+
+/** Which turn of which step a request is (cassettes key their recordings by it). */
+export interface TurnRef {
+  storyId: string;
+  step: number;
+  turn: number;
+  requestDigest: string;
+}
+
+/** A chat model that answers one turn at a time (a provider through the AI SDK, or a cassette). */
+export interface ChatModel {
+  readonly provider: ModelProvider | string;
+  readonly modelId: string;
+  /** `<provider>:<model-id>`. */
+  readonly name: string;
+  /** True when answers come from a recording (no key, no network). */
+  readonly replaying?: boolean;
+  generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal): Promise<ModelResponse>;
+}

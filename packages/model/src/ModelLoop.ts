@@ -1,0 +1,266 @@
+import {
+  isMeshflowError,
+  type ModelClaim,
+  type ModelRequestSize,
+  type ModelResponse,
+  type ModelStepIO,
+  type ModelStopCode,
+  type ModelTask,
+  type StepModel,
+  type StepStatus,
+} from "@meshflow/core";
+import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
+import { sha256Of } from "./internal/digest.js";
+import { resultForModel } from "./internal/resultText.js";
+import { safeToolNames } from "./internal/toolNames.js";
+import {
+  FINISHING_SCHEMA,
+  FINISHING_TOOLS,
+  type FinishingTool,
+  REMINDER,
+  systemPrompt,
+  taskMessage,
+} from "./prompt.js";
+
+/** Limits of one step's model loop. Every one is a flag of `flow run`. */
+export interface ModelBudgets {
+  /** Model turns per step (`--max-turns`). */
+  maxTurns: number;
+  /** Input + output tokens per step (`--max-step-tokens`); 0 for no limit. */
+  maxStepTokens: number;
+  /** Wall time of a step's loop in ms (`--step-timeout`); 0 for no limit. */
+  stepTimeoutMs: number;
+  /** Characters of one tool result sent back to the model (`--max-result-chars`). */
+  maxResultChars: number;
+}
+
+/** The defaults of {@link ModelBudgets}. */
+export const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
+  maxTurns: 30,
+  maxStepTokens: 0,
+  stepTimeoutMs: 600_000,
+  maxResultChars: 20_000,
+});
+
+const STATUS_OF: Record<FinishingTool, StepStatus> = {
+  step_pass: "passed",
+  step_fail: "failed",
+  step_block: "blocked",
+};
+
+function isFinishing(name: string): name is FinishingTool {
+  return Object.hasOwn(FINISHING_TOOLS, name);
+}
+
+/**
+ * The digest a turn is journaled and recorded under: the instructions, the tools and the conversation,
+ * with tool results reduced to whether they failed — live tools may answer with times, paths or ids,
+ * and a replay must not break on them.
+ */
+export function requestDigest(request: ChatRequest): string {
+  return sha256Of({
+    system: request.system,
+    tools: request.tools,
+    messages: request.messages.map((m) =>
+      m.role === "tool" ? { role: "tool", results: m.results.map((r) => ({ id: r.id, isError: r.isError })) } : m,
+    ),
+  });
+}
+
+/** The model-driven think loop of one step: a {@link StepModel} over a {@link ChatModel}. */
+export class ModelLoop implements StepModel {
+  readonly #chat: ChatModel;
+  readonly #budgets: ModelBudgets;
+
+  constructor(chat: ChatModel, budgets: Partial<ModelBudgets> = {}) {
+    this.#chat = chat;
+    this.#budgets = { ...DEFAULT_BUDGETS, ...budgets };
+  }
+
+  get name(): string {
+    return this.#chat.name;
+  }
+
+  /** The tools of a task as the model is offered them, and the way back to qualified names. */
+  #tools(task: ModelTask): { tools: ChatTool[]; qualified: Map<string, string> } {
+    const names = safeToolNames(
+      task.tools.map((t) => t.qualifiedName),
+      Object.keys(FINISHING_TOOLS),
+    );
+    const qualified = new Map<string, string>();
+    const tools: ChatTool[] = task.tools.map((t) => {
+      const name = names.get(t.qualifiedName) ?? t.qualifiedName;
+      qualified.set(name, t.qualifiedName);
+      return {
+        name,
+        description: t.description ?? "",
+        inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: "object" },
+      };
+    });
+    for (const [name, description] of Object.entries(FINISHING_TOOLS))
+      tools.push({ name, description, inputSchema: { ...FINISHING_SCHEMA } });
+    return { tools, qualified };
+  }
+
+  size(task: ModelTask): ModelRequestSize {
+    const { tools } = this.#tools(task);
+    const bytes = (s: string) => Buffer.byteLength(s);
+    return {
+      promptBytes: bytes(systemPrompt(task)) + bytes(taskMessage(task)),
+      toolBytes: bytes(JSON.stringify(tools)),
+      tools: tools.length,
+    };
+  }
+
+  async run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim> {
+    const budgets = this.#budgets;
+    const { tools, qualified } = this.#tools(task);
+    const system = systemPrompt(task);
+    const messages: ChatMessage[] = [{ role: "user", text: taskMessage(task) }];
+    const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
+    const calls: ModelClaim["calls"] = [];
+    const where = `${task.storyId} step ${task.step}`;
+    const deadline = budgets.stepTimeoutMs > 0 ? Date.now() + budgets.stepTimeoutMs : Number.POSITIVE_INFINITY;
+    const timeout = budgets.stepTimeoutMs > 0 ? AbortSignal.timeout(budgets.stepTimeoutMs) : undefined;
+    const signal = timeout ? AbortSignal.any([io.signal, timeout]) : io.signal;
+    const stop = (status: StepStatus, code: ModelStopCode, summary: string): ModelClaim => ({
+      status,
+      code,
+      summary: `${code}: ${summary}`,
+      usage: { ...usage },
+      calls,
+    });
+    const used = () =>
+      `${usage.turns} turn(s), ${usage.inputTokens} input + ${usage.outputTokens} output tokens so far`;
+    let reminded = false;
+
+    for (let turn = 1; ; turn++) {
+      if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${used()})`);
+      if (turn > budgets.maxTurns)
+        return stop("blocked", "budget_exhausted", `--max-turns ${budgets.maxTurns} reached (${used()})`);
+      if (budgets.maxStepTokens > 0 && usage.inputTokens + usage.outputTokens >= budgets.maxStepTokens)
+        return stop("blocked", "budget_exhausted", `--max-step-tokens ${budgets.maxStepTokens} reached (${used()})`);
+      if (Date.now() >= deadline)
+        return stop("blocked", "budget_exhausted", `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`);
+
+      const request: ChatRequest = { system, messages, tools };
+      if (budgets.maxStepTokens > 0)
+        request.maxOutputTokens = Math.max(1, budgets.maxStepTokens - usage.inputTokens - usage.outputTokens);
+      const digest = requestDigest(request);
+      const recorded = await io.turns.get(turn);
+      let response: ModelResponse;
+      let latencyMs: number;
+      let replayed: boolean;
+      if (recorded) {
+        if (recorded.requestDigest !== digest)
+          return stop(
+            "blocked",
+            "replay_mismatch",
+            `turn ${turn} of ${where}: the request differs from the one the journal recorded (the specialist's instructions, the story or the tools changed)`,
+          );
+        response = recorded.response;
+        latencyMs = recorded.latencyMs;
+        replayed = true;
+      } else {
+        const started = performance.now();
+        try {
+          response = await this.#chat.generate(
+            request,
+            { storyId: task.storyId, step: task.step, turn, requestDigest: digest },
+            signal,
+          );
+        } catch (error) {
+          if (isMeshflowError(error) && error.code === "replay_mismatch")
+            return stop("blocked", "replay_mismatch", error.message);
+          if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${used()})`);
+          if (timeout?.aborted)
+            return stop(
+              "blocked",
+              "budget_exhausted",
+              `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`,
+            );
+          const message = error instanceof Error ? error.message : String(error);
+          return stop("blocked", "model_error", `${this.#chat.name} failed on turn ${turn} of ${where}: ${message}`);
+        }
+        latencyMs = Math.round(performance.now() - started);
+        replayed = this.#chat.replaying === true;
+        // Journaled before any of its tool calls runs: a resume replays this turn, never asks again.
+        await io.turns.record(turn, { model: this.#chat.name, requestDigest: digest, response, latencyMs });
+      }
+      usage.turns += 1;
+      usage.inputTokens += response.usage.inputTokens;
+      usage.outputTokens += response.usage.outputTokens;
+      io.onTurn({
+        turn,
+        provider: this.#chat.provider,
+        model: this.#chat.modelId,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        latencyMs,
+        toolCalls: response.toolCalls.map((c) => qualified.get(c.name) ?? c.name),
+        replayed,
+      });
+      messages.push({ role: "assistant", text: response.text, toolCalls: response.toolCalls });
+
+      if (!response.toolCalls.length) {
+        if (reminded)
+          return stop(
+            "blocked",
+            "model_no_outcome",
+            `the model answered twice without calling a tool or step_pass/step_fail/step_block (${used()})`,
+          );
+        reminded = true;
+        messages.push({ role: "user", text: REMINDER });
+        continue;
+      }
+
+      const finish = response.toolCalls.find((c) => isFinishing(c.name));
+      const results: Array<{ id: string; name: string; text: string; isError: boolean }> = [];
+      let failedWork = 0;
+      for (const call of response.toolCalls) {
+        if (isFinishing(call.name)) continue;
+        if (call.invalid) {
+          results.push({
+            id: call.id,
+            name: call.name,
+            text: `error (invalid_arguments): ${call.invalid}`,
+            isError: true,
+          });
+          calls.push({ tool: qualified.get(call.name) ?? call.name, isError: true, code: "invalid_arguments" });
+          failedWork += 1;
+          continue;
+        }
+        // A name the model was not offered still goes to the runtime, which refuses it (an event, never dropped).
+        const name = qualified.get(call.name) ?? call.name;
+        const result = await io.call(name, call.input);
+        const isError = result.isError === true;
+        if (isError) failedWork += 1;
+        calls.push({ tool: name, isError, ...(result.code ? { code: result.code } : {}) });
+        results.push({ id: call.id, name: call.name, text: resultForModel(result, budgets.maxResultChars), isError });
+      }
+      if (finish && failedWork === 0) {
+        const name = finish.name as FinishingTool;
+        const summary = typeof finish.input.summary === "string" ? finish.input.summary.trim() : "";
+        return {
+          status: STATUS_OF[name],
+          finish: name,
+          summary: summary || `${name} (no summary)`,
+          usage: { ...usage },
+          calls,
+        };
+      }
+      for (const call of response.toolCalls)
+        if (isFinishing(call.name))
+          results.push({
+            id: call.id,
+            name: call.name,
+            text:
+              call === finish
+                ? `not accepted: ${failedWork} call(s) of this turn failed; read their results, then finish again`
+                : "ignored: only the first finishing call of a turn counts",
+            isError: true,
+          });
+      messages.push({ role: "tool", results });
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import {
+  chooseModel,
+  MeshflowError,
+  type ModelCatalog,
+  type ModelProvider,
+  type ModelRef,
+  parseModelName,
+  type StepModel,
+  type Story,
+} from "@meshflow/core";
+import { AiSdkChatModel } from "./aiSdkModel.js";
+import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
+import type { ChatModel } from "./ChatModel.js";
+import { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
+
+/** How a run's models are built: the command's flags and the environment. */
+export interface ModelCatalogOptions {
+  /** `--model`: overrides every story's and the PRD's model. */
+  model?: string;
+  /** `--model-base-url` / `FLOW_MODEL_BASE_URL`: the endpoint for any provider. */
+  baseUrl?: string;
+  /** Where keys and `FLOW_MODEL` are read (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  budgets?: Partial<ModelBudgets>;
+  /** `--record <cassette>`: every live turn is written to this file. */
+  record?: string;
+  /** With `record`: keep the file's turns and add to them (a resumed run). */
+  appendRecording?: boolean;
+  /** `--replay <cassette>`: every turn is answered from this file (no key, no network). */
+  replay?: string;
+  /** Time a reachability probe of a model endpoint may take (ms, default 10,000). */
+  probeTimeoutMs?: number;
+  /** Retries of a failed model request (default 2). */
+  maxRetries?: number;
+}
+
+/** The environment variables a provider's key is read from, first set wins. */
+export const KEY_VARIABLES: Readonly<Record<ModelProvider, readonly string[]>> = {
+  anthropic: ["FLOW_MODEL_API_KEY", "ANTHROPIC_API_KEY"],
+  openai: ["FLOW_MODEL_API_KEY", "OPENAI_API_KEY"],
+  "openai-compatible": ["FLOW_MODEL_API_KEY"],
+};
+
+const DEFAULT_ENDPOINTS: Readonly<Record<ModelProvider, string | undefined>> = {
+  anthropic: "https://api.anthropic.com/v1",
+  openai: "https://api.openai.com/v1",
+  "openai-compatible": undefined,
+};
+
+/** The API key of a provider from the environment, and the variable it came from. */
+export function apiKeyFor(
+  provider: ModelProvider,
+  env: Readonly<Record<string, string | undefined>>,
+): { key: string; variable: string } | undefined {
+  for (const variable of KEY_VARIABLES[provider]) {
+    const key = env[variable];
+    if (key) return { key, variable };
+  }
+  return undefined;
+}
+
+/** Checks that an endpoint answers HTTP at all (any status); `model_unavailable` naming the URL when it does not. */
+async function probe(name: string, baseUrl: string, timeoutMs: number): Promise<void> {
+  const url = `${baseUrl.replace(/\/+$/, "")}/models`;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new MeshflowError("model_unavailable", `${name}: the model endpoint ${baseUrl} cannot be reached (${why})`, {
+      details: { url: baseUrl },
+    });
+  }
+}
+
+/**
+ * The models of a run: which model each story uses (`--model`, the story's `model`, the PRD's,
+ * `FLOW_MODEL`), each a {@link ModelLoop} over an AI SDK provider, a recording or a cassette.
+ */
+export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCatalog {
+  const env = options.env ?? process.env;
+  const fallback = env.FLOW_MODEL || undefined;
+  const baseUrl = options.baseUrl || env.FLOW_MODEL_BASE_URL || undefined;
+  if (options.model) parseModelName(options.model, "--model");
+  if (fallback) parseModelName(fallback, "FLOW_MODEL");
+  const replay = options.replay ? Cassette.load(options.replay) : undefined;
+  let recording: Cassette | undefined;
+  const models = new Map<string, StepModel>();
+
+  const live = (ref: ModelRef): ChatModel => {
+    const key = apiKeyFor(ref.provider, env);
+    return new AiSdkChatModel(ref, {
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(key ? { apiKey: key.key } : {}),
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    });
+  };
+
+  return {
+    nameFor(story: Story, prdModel: string | undefined): string | undefined {
+      const chosen = chooseModel({ override: options.model, story: story.model, prd: prdModel, fallback });
+      return chosen ?? replay?.modelOf(story.id);
+    },
+    get(name: string): StepModel {
+      let model = models.get(name);
+      if (!model) {
+        const ref = parseModelName(name);
+        let chat: ChatModel;
+        if (replay) chat = new ReplayingChatModel(name, replay);
+        else if (options.record) {
+          recording ??= Cassette.openForRecording(options.record, options.appendRecording === true);
+          chat = new RecordingChatModel(live(ref), recording);
+        } else chat = live(ref);
+        model = new ModelLoop(chat, options.budgets);
+        models.set(name, model);
+      }
+      return model;
+    },
+    async check(names: readonly string[]): Promise<void> {
+      if (replay) return;
+      const probed = new Set<string>();
+      for (const name of new Set(names)) {
+        const ref = parseModelName(name);
+        const key = apiKeyFor(ref.provider, env);
+        if (!key && ref.provider !== "openai-compatible")
+          throw new MeshflowError(
+            "model_unavailable",
+            `${name} needs an API key: set ${KEY_VARIABLES[ref.provider].slice().reverse().join(" or ")} (or replay a recording with --replay <cassette>)`,
+            { details: { variables: KEY_VARIABLES[ref.provider] } },
+          );
+        const url = baseUrl ?? DEFAULT_ENDPOINTS[ref.provider];
+        if (!url)
+          throw new MeshflowError(
+            "model_unavailable",
+            `${name}: an openai-compatible model needs --model-base-url <url> (or FLOW_MODEL_BASE_URL), e.g. http://127.0.0.1:11434/v1 for Ollama`,
+          );
+        if (probed.has(url)) continue;
+        probed.add(url);
+        await probe(name, url, options.probeTimeoutMs ?? 10_000);
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { ModelTask } from "@meshflow/core";
+
+/** The finishing tools a model ends a step with; each takes `{ summary }`. */
+export const FINISHING_TOOLS = {
+  step_pass: "The step's work is done: say what you did and how it meets the step. Your claim is checked.",
+  step_fail: "You attempted the step and it cannot be made to work: say what failed.",
+  step_block: "The step cannot be attempted (a missing tool, file, permission or information): say what is missing.",
+} as const;
+
+/** The name of a finishing tool. */
+export type FinishingTool = keyof typeof FINISHING_TOOLS;
+
+/** The JSON Schema every finishing tool takes. */
+export const FINISHING_SCHEMA = {
+  type: "object",
+  properties: { summary: { type: "string", description: "One or two sentences for the run report." } },
+  required: ["summary"],
+  additionalProperties: false,
+} as const;
+
+/** The system prompt of a step: who the model is, what the step is for, the rules of the run. */
+export function systemPrompt(task: ModelTask): string {
+  return [
+    `You are ${task.specialist}, a specialist agent working on one step of a user story.`,
+    "",
+    task.instructions.trim(),
+    "",
+    `## Step ${task.step}`,
+    task.stepPurpose,
+    "",
+    "## How this works",
+    "- Do the step's work with the tools you are given; they are the only ones you have. Tool names are <server>__<tool>.",
+    "- A tool result that is an error is information: read it and go on (another tool, other arguments), or finish.",
+    "- Finish by calling exactly one of step_pass, step_fail or step_block with a short summary.",
+    "- step_pass is a claim, not a verdict: the specialist's own checks and the story's verify commands decide.",
+  ].join("\n");
+}
+
+/** The first user message of a step: the story, its acceptance criteria and the outcomes of its earlier steps. */
+export function taskMessage(task: ModelTask): string {
+  const { story } = task;
+  const lines = [`# Story ${story.id}: ${story.title}`];
+  if (story.description) lines.push("", story.description);
+  if (story.acceptanceCriteria.length)
+    lines.push("", "## Acceptance criteria", ...story.acceptanceCriteria.map((c) => `- ${c}`));
+  if (story.notes) lines.push("", "## Notes", story.notes);
+  if (task.earlier.length)
+    lines.push(
+      "",
+      "## Earlier steps of this story",
+      ...task.earlier.map((e) => `- step ${e.step} (${e.specialist}): ${e.status}: ${e.summary}`),
+    );
+  lines.push("", `Do step ${task.step} of this story now.`);
+  if (task.ask) lines.push("", task.ask);
+  return lines.join("\n");
+}
+
+/** The reminder sent once when a reply calls no tool at all. */
+export const REMINDER =
+  "You did not call a tool. Continue the step with your tools, or finish it now by calling step_pass, step_fail or step_block with a summary.";

@@ -1,0 +1,104 @@
+import type { ModelClaim, ModelTask, RunEvent, StepModel, Story, TokenCount, ToolDescriptor } from "@meshflow/core";
+import type { Specialist, SpecialistModel, StepMemory } from "../specialists/defineSpecialist.js";
+import { JournalTurns } from "./JournalTurns.js";
+import type { StepContext } from "./StepContext.js";
+import type { CallScope } from "./toolCall.js";
+
+/** What a step's model is built from. */
+export interface StepModelInit {
+  model: StepModel;
+  scope: CallScope;
+  specialist: Specialist;
+  stepPurpose: string;
+  memory: readonly StepMemory[];
+  /** The step's token count, added to after every `work()`. */
+  tokens: TokenCount;
+}
+
+const now = () => new Date().toISOString();
+
+/** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
+export function modelTask(input: {
+  runId: string;
+  story: Story;
+  step: number;
+  specialist: Pick<Specialist, "name" | "description" | "instructions">;
+  stepPurpose: string;
+  memory: readonly StepMemory[];
+  tools: readonly ToolDescriptor[];
+  ask?: string;
+}): ModelTask {
+  const { story, specialist } = input;
+  return {
+    runId: input.runId,
+    storyId: story.id,
+    step: input.step,
+    specialist: specialist.name,
+    instructions: specialist.instructions ?? specialist.description,
+    stepPurpose: input.stepPurpose,
+    story: {
+      id: story.id,
+      title: story.title,
+      description: story.description,
+      acceptanceCriteria: story.acceptanceCriteria,
+      notes: story.notes,
+    },
+    earlier: input.memory.map((m) => ({
+      step: m.step,
+      specialist: m.specialist,
+      status: m.outcome.status,
+      summary: m.outcome.summary,
+    })),
+    tools: input.tools,
+    ...(input.ask ? { ask: input.ask } : {}),
+  };
+}
+
+/** `ctx.model` of a step: the model loop over the step's repertoire, journaled in the run's call journal. */
+export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistModel {
+  const { model, scope, specialist, tokens } = init;
+  const story = ctx.story;
+  return {
+    name: model.name,
+    async work(options = {}): Promise<ModelClaim> {
+      const emit = (event: RunEvent) => scope.emit(event);
+      const claim = await model.run(
+        modelTask({
+          runId: scope.runId,
+          story,
+          step: scope.step,
+          specialist,
+          stepPurpose: init.stepPurpose,
+          memory: init.memory,
+          tools: scope.repertoire,
+          ...(options.ask ? { ask: options.ask } : {}),
+        }),
+        {
+          call: (name, args) => ctx.call(name, args),
+          turns: new JournalTurns(scope.journal, `${scope.runId}/${scope.storyId}/step${scope.step}`, tokens.turns),
+          onTurn: (turn) =>
+            emit({
+              type: "model.turn",
+              time: now(),
+              runId: scope.runId,
+              storyId: scope.storyId,
+              step: scope.step,
+              turn: tokens.turns + turn.turn,
+              provider: turn.provider,
+              model: turn.model,
+              inputTokens: turn.inputTokens,
+              outputTokens: turn.outputTokens,
+              latencyMs: turn.latencyMs,
+              toolCalls: turn.toolCalls,
+              ...(turn.replayed ? { replayed: true } : {}),
+            }),
+          signal: scope.signal,
+        },
+      );
+      tokens.input += claim.usage.inputTokens;
+      tokens.output += claim.usage.outputTokens;
+      tokens.turns += claim.usage.turns;
+      return claim;
+    },
+  };
+}
