@@ -25,6 +25,8 @@ export interface EnqueueRequest {
   /** `--story` selection, passed to the runtime. */
   stories?: readonly string[];
   failFast?: boolean;
+  /** `flow enqueue --model`: the model for every story of the run (over the worker's defaults). */
+  model?: string;
 }
 
 /** What enqueuing did. */
@@ -72,6 +74,7 @@ export function enqueueDigest(request: EnqueueRequest): string {
     perStory: request.perStory === true,
     stories: request.stories ?? null,
     failFast: !!request.failFast,
+    model: request.model ?? null,
   };
   return `sha256:${createHash("sha256")
     .update(JSON.stringify(canonical(key)))
@@ -167,6 +170,7 @@ export class RunQueue {
       placement: request.placement,
       prdText: request.prdText,
       failFast: request.failFast === true,
+      ...(request.model ? { model: request.model } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };
     const keep = { removeOnComplete: s.runsCompleted, removeOnFail: s.runsFailed };

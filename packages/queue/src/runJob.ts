@@ -25,6 +25,8 @@ export const RunJobDataSchema = z.object({
   /** Only these stories (run order is the PRD's); all when absent. */
   stories: z.array(z.string()).optional(),
   failFast: z.boolean(),
+  /** `flow enqueue --model`: the model for every story (else the worker's `--model`, the PRD's, `FLOW_MODEL`). */
+  model: z.string().optional(),
 });
 
 /** What a `prd` or `story` job carries. */

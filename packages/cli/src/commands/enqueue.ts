@@ -6,6 +6,7 @@ import {
   loadPrdFile,
   loadRoutingTable,
   MeshflowError,
+  parseModelName,
   storiesInRunOrder,
 } from "@meshflow/core";
 import type { EnqueueRequest, QueuedRun, RunQueue } from "@meshflow/queue";
@@ -19,6 +20,8 @@ export interface EnqueueOptions {
   perStory?: boolean;
   story?: string[];
   failFast?: boolean;
+  /** The model for every story of the queued runs. */
+  model?: string;
   wait?: boolean;
   json?: boolean;
 }
@@ -61,6 +64,7 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
         perStory: options.perStory === true,
         ...(options.story ? { stories: options.story } : {}),
         failFast: options.failFast === true,
+        ...(options.model ? { model: options.model } : {}),
       },
     });
   }
@@ -110,6 +114,7 @@ async function markPassed(file: string, run: QueuedRun, output: Output): Promise
 /** `flow enqueue <prd.json…>`: queues one run per PRD (or per story); `--wait` waits and marks passes. */
 export async function enqueueCommand(files: string[], options: EnqueueOptions, output: Output): Promise<ExitCode> {
   if (!options.redis) throw new MeshflowError("usage", "flow enqueue needs --redis <url> (or FLOW_REDIS_URL)");
+  if (options.model) parseModelName(options.model, "--model");
   const planned = await plan(files, options);
   const { assertNoEviction, connectRedis, RunQueue } = await import("@meshflow/queue");
   const redis = await connectRedis(options.redis, { role: options.wait ? "worker" : "client" });

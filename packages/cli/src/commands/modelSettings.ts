@@ -47,3 +47,22 @@ export async function buildModels(settings: ModelSettings, resumed = false): Pro
     ...(settings.replay ? { replay: settings.replay } : {}),
   });
 }
+
+/**
+ * The models of runs that may each name their own `--model` (a queued job, a `flow_run_prd` call):
+ * the command's settings with that model on top, one catalog per model name.
+ */
+export function catalogsByModel(flags: ModelFlags): (model: string | undefined) => Promise<ModelCatalog> {
+  const catalogs = new Map<string, Promise<ModelCatalog>>();
+  return (model) => {
+    const key = model ?? "";
+    let catalog = catalogs.get(key);
+    if (!catalog) {
+      catalog = buildModels(modelSettings({ ...flags, ...(model ? { model } : {}) }));
+      catalogs.set(key, catalog);
+      // A bad name is refused for that run only; the next one may try again.
+      catalog.catch(() => catalogs.delete(key));
+    }
+    return catalog;
+  };
+}

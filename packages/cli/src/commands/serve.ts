@@ -15,9 +15,10 @@ import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";
+import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
 
 /** Options of `flow serve`. */
-export interface ServeCommandOptions {
+export interface ServeCommandOptions extends ModelFlags {
   stdio?: boolean;
   http?: string;
   toolsets?: string;
@@ -130,6 +131,7 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
       ...(agents.length ? { agents } : {}),
       ...(options.store ? { storeDir: options.store } : {}),
       ...(options.skills ? { skillsDir: options.skills } : {}),
+      models: catalogsByModel(options),
     },
     onEvent: (event) => {
       const line = describeEvent(event);

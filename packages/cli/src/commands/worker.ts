@@ -4,10 +4,11 @@ import type { QueueExecutor, QueueName, WorkerEvent } from "@meshflow/queue";
 import type { ToolPlane } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
+import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
 import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
 /** Options of `flow worker`. */
-export interface WorkerOptions {
+export interface WorkerOptions extends ModelFlags {
   redis?: string;
   redisPrefix: string;
   concurrency: number;
@@ -123,6 +124,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         workdir: resolve(options.workdir),
         redis,
         settings,
+        models: catalogsByModel(options),
       });
     }
     const worker = await QueueWorker.start({

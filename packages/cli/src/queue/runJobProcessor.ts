@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
-import type { McpConfig, RoutingTable } from "@meshflow/core";
+import type { McpConfig, ModelCatalog, RoutingTable } from "@meshflow/core";
 import {
   type QueueSettings,
   RedisCallJournal,
@@ -28,6 +28,8 @@ export interface WorkerRunEnvironment {
   workdir: string;
   redis: RedisClient;
   settings: QueueSettings;
+  /** The models of a job's run: its `--model` from `flow enqueue`, else the worker's settings. */
+  models?: (model: string | undefined) => Promise<ModelCatalog>;
 }
 
 /**
@@ -65,6 +67,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     const tracker = new StoryTracker(board, data.runId, worker);
     try {
       const store = new QueuedRunStore(env.files, new RedisCallJournal(env.redis, data.executionId, env.settings));
+      const models = env.models ? await env.models(data.model) : undefined;
       const session = await startRun(
         {
           plane: env.plane,
@@ -72,6 +75,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
           specialists: env.specialists,
           routing: env.routing,
           mcpConfig: env.mcpConfig,
+          ...(models ? { models } : {}),
           onEvent: (event) => tracker.onEvent(event),
         },
         {

@@ -10,6 +10,10 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     .addOption(redisPrefixOption())
     .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
     .option("--story <id...>", "run only these stories")
+    .option(
+      "--model <provider:model-id>",
+      "the model for every story of these runs (over the workers' --model, the PRD's and stories' model, FLOW_MODEL)",
+    )
     .option("--fail-fast", "start no further story after one fails or is blocked (whole-PRD runs)")
     .option(
       "--wait",

@@ -3,6 +3,7 @@ import {
   agentsOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
+  modelOptions,
   type Registrar,
   routingOption,
   skillsOption,
@@ -20,7 +21,7 @@ function positiveInt(value: string): number {
 
 /** `flow serve --stdio | --http <host:port>`. */
 export const registerServe: Registrar = (program, { output, setExit }) => {
-  program
+  const serve = program
     .command("serve")
     .description("serve meshflow and the MCP config's servers to MCP clients (IDEs, agents) over stdio or HTTP")
     .option("--stdio", "serve one client on stdin/stdout (the default)")
@@ -41,7 +42,8 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
     .addOption(routingOption())
     .addOption(agentsOption())
     .addOption(storeOption())
-    .addOption(skillsOption())
+    .addOption(skillsOption());
+  modelOptions(serve)
     .addHelpText(
       "after",
       `

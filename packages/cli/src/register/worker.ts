@@ -3,6 +3,7 @@ import {
   agentsOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
+  modelOptions,
   nonNegativeInt,
   positiveInt,
   type Registrar,
@@ -15,7 +16,7 @@ import {
 
 /** `flow worker`. */
 export const registerWorker: Registrar = (program, { output, setExit }) => {
-  program
+  const worker = program
     .command("worker")
     .description("process queued runs and tool calls from Redis until SIGTERM (which drains, then exits 0)")
     .addOption(redisOption())
@@ -73,7 +74,8 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
       new Option("--max-stalled <n>", "a job whose worker died more often than this fails")
         .argParser(positiveInt("--max-stalled"))
         .default(2),
-    )
+    );
+  modelOptions(worker)
     .addHelpText(
       "after",
       `\nRefuses (exit 3) a Redis that is unreachable or whose maxmemory-policy is not noeviction.\n${EXIT_CODES_HELP}`,

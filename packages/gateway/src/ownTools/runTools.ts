@@ -64,11 +64,17 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
         prd: z.string().min(1).describe("PRD file, relative to the server's working folder"),
         stories: z.array(z.string()).optional().describe("only these story ids"),
         failFast: z.boolean().default(false).describe("start no further story after one fails"),
+        model: z
+          .string()
+          .optional()
+          .describe(
+            "the model for every story, <provider>:<model-id> (anthropic, openai, openai-compatible); default: the server's --model, the PRD's and stories' model, FLOW_MODEL",
+          ),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-      run: async ({ prd, stories, failFast }) => {
+      run: async ({ prd, stories, failFast, model }) => {
         const prdFile = env.prdPath(prd);
-        const [plane, specialists] = await Promise.all([env.plane(), env.specialists()]);
+        const [plane, specialists, models] = await Promise.all([env.plane(), env.specialists(), env.models(model)]);
         const runId = newRunId();
         let markStarted: () => void = () => {};
         const started = new Promise<void>((resolve) => {
@@ -81,6 +87,7 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
             specialists,
             routing: env.routing(),
             mcpConfig: env.mcpConfig,
+            ...(models ? { models } : {}),
             onEvent: (event) => {
               tracker.event(runId, event);
               if (event.type === "run.started") markStarted();

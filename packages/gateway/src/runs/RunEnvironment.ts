@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { loadRoutingTable, type McpConfig, MeshflowError, type RoutingTable } from "@meshflow/core";
+import { loadRoutingTable, type McpConfig, MeshflowError, type ModelCatalog, type RoutingTable } from "@meshflow/core";
 import { type Guard, type Middleware, refusal } from "@meshflow/mcp";
 import { InlineExecutor } from "@meshflow/queue";
 import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
@@ -19,6 +19,11 @@ export interface RunToolsOptions {
   skillsDir?: string;
   /** PRD files must lie inside this folder (default: the working folder). */
   root?: string;
+  /**
+   * The models of a run, for a `model` given to `flow_run_prd` (or none: the command's `--model`, the
+   * PRD's and stories' `model`, `FLOW_MODEL`). Without it, runs have no model.
+   */
+  models?: (model: string | undefined) => Promise<ModelCatalog>;
 }
 
 /**
@@ -45,6 +50,11 @@ export class RunEnvironment {
     this.agents = (options.agents?.length ? options.agents : ["agents"]).map((a) => resolve(a));
     const skills = resolve(options.skillsDir ?? "skills");
     this.skillsDir = options.skillsDir || existsSync(skills) ? skills : undefined;
+  }
+
+  /** The models of a run started with `model` (undefined: the server's defaults). */
+  async models(model: string | undefined): Promise<ModelCatalog | undefined> {
+    return this.options.models ? await this.options.models(model) : undefined;
   }
 
   get mcpConfig(): McpConfig {
