@@ -1,2 +1,4 @@
 /** Test support of @meshflow/model: a scripted model server speaking real provider wire formats. */
-export {};
+export type { ReceivedMessage, ReceivedRequest } from "./testing/ReceivedRequest.js";
+export { ScriptedModelServer, type ScriptedModelServerOptions } from "./testing/ScriptedModelServer.js";
+export type { ScriptedHandler, ScriptedReply, ScriptedToolCall, ScriptedUsage } from "./testing/ScriptedReply.js";

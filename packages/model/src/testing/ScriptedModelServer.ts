@@ -1,0 +1,272 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { anthropicWire } from "./anthropicWire.js";
+import { openaiWire } from "./openaiWire.js";
+import { type ReceivedRequest, trailingToolResults } from "./ReceivedRequest.js";
+import type { ResolvedReply, ScriptedReply } from "./ScriptedReply.js";
+import { isRecord, type WireFormat } from "./WireFormat.js";
+
+/** How a {@link ScriptedModelServer} answers and where it listens. */
+export interface ScriptedModelServerOptions {
+  /** Replies served in order, one per request (FIFO). */
+  script?: ScriptedReply[];
+  /** Decides the reply instead of the FIFO when given (the FIFO is used when it returns undefined). */
+  handler?: (request: ReceivedRequest, index: number) => ScriptedReply | undefined | Promise<ScriptedReply | undefined>;
+  /** When set, requests must carry it (OpenAI `Authorization: Bearer <key>`, Anthropic `x-api-key: <key>`), else 401 in that API's error format. */
+  apiKey?: string;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Port to listen on; default 0 (a free port). */
+  port?: number;
+}
+
+/** The model APIs the server speaks, by path; adding one is one wire format plus one entry. */
+const ROUTES: Readonly<Record<string, WireFormat>> = {
+  "/v1/chat/completions": openaiWire,
+  "/v1/messages": anthropicWire,
+};
+
+/** The model list `GET /v1/models` answers, readable as an OpenAI and as an Anthropic list. */
+const MODEL_LIST = {
+  object: "list",
+  data: [
+    {
+      id: "scripted-model",
+      object: "model",
+      type: "model",
+      created: 0,
+      created_at: "1970-01-01T00:00:00Z",
+      owned_by: "meshflow",
+      display_name: "Scripted model",
+    },
+  ],
+  has_more: false,
+  first_id: "scripted-model",
+  last_id: "scripted-model",
+};
+
+/**
+ * A real HTTP server that plays a model: it speaks OpenAI Chat Completions (`POST /v1/chat/completions`) and
+ * Anthropic Messages (`POST /v1/messages`), streaming (SSE) and not, and answers each request with the next scripted
+ * reply. Tests reach it through the real AI SDK provider packages at {@link ScriptedModelServer.baseUrl}.
+ *
+ * @example
+ * const server = await ScriptedModelServer.start({ script: [{ text: "hello" }] });
+ * const model = createOpenAI({ baseURL: server.baseUrl, apiKey: "test" }).chat("gpt-test");
+ * const { text } = await generateText({ model, prompt: "hi" }); // "hello"
+ * await server.close();
+ */
+export class ScriptedModelServer {
+  /** Every model request received (parsed ones, including those refused with 401), in arrival order. */
+  readonly requests: ReceivedRequest[] = [];
+  readonly #script: ScriptedReply[];
+  readonly #options: ScriptedModelServerOptions;
+  readonly #server: Server;
+  readonly #inFlight = new Set<AbortController>();
+  #url = "";
+  #toolCallCount = 0;
+
+  private constructor(options: ScriptedModelServerOptions) {
+    this.#options = options;
+    this.#script = [...(options.script ?? [])];
+    this.#server = createServer((request, response) => {
+      void this.#handle(request, response);
+    });
+  }
+
+  /** Starts a server listening on `host:port` (default 127.0.0.1 and a free port). */
+  static async start(options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
+    const instance = new ScriptedModelServer(options);
+    const server = instance.#server;
+    const host = options.host ?? "127.0.0.1";
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    if (!isRecord(address) || typeof address.port !== "number") {
+      throw new Error(`scripted model server: expected a TCP address after listening, found ${String(address)}`);
+    }
+    instance.#url = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+    return instance;
+  }
+
+  /** `http://<host>:<port>`. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** `${url}/v1`: the `baseURL` for `createOpenAI`, `createAnthropic` and `createOpenAICompatible`. */
+  get baseUrl(): string {
+    return `${this.#url}/v1`;
+  }
+
+  /** Appends replies to the FIFO. */
+  enqueue(...replies: ScriptedReply[]): void {
+    this.#script.push(...replies);
+  }
+
+  /** How many replies are left in the FIFO. */
+  remaining(): number {
+    return this.#script.length;
+  }
+
+  /** Stops listening, abandons delayed replies and closes every open connection; closing twice is harmless. */
+  async close(): Promise<void> {
+    for (const controller of this.#inFlight) controller.abort();
+    if (!this.#server.listening) return;
+    const closed = new Promise<void>((resolve, reject) =>
+      this.#server.close((error) => (error ? reject(error) : resolve())),
+    );
+    this.#server.closeAllConnections();
+    await closed;
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    // `close` fires when the answer is done or the client went away; either way nothing more is written.
+    response.on("close", () => {
+      controller.abort();
+      this.#inFlight.delete(controller);
+    });
+    try {
+      await this.#route(request, response, controller.signal);
+    } catch (error) {
+      const message = `scripted model server: internal error: ${error instanceof Error ? error.message : String(error)}`;
+      if (response.headersSent) response.destroy();
+      else sendJson(response, 500, openaiWire.errorBody(500, message));
+    }
+  }
+
+  async #route(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const headers = lowerCaseHeaders(request);
+    if (request.method === "GET" && path === "/v1/models") {
+      const { apiKey } = this.#options;
+      const authorized =
+        apiKey === undefined || openaiWire.isAuthorized(headers, apiKey) || anthropicWire.isAuthorized(headers, apiKey);
+      if (authorized) sendJson(response, 200, MODEL_LIST);
+      else sendJson(response, 401, openaiWire.errorBody(401, "scripted model server: invalid API key"));
+      return;
+    }
+    const wire = ROUTES[path];
+    if (wire === undefined || request.method !== "POST") {
+      const known = [...Object.keys(ROUTES).map((route) => `POST ${route}`), "GET /v1/models"].join(", ");
+      const message = `scripted model server: no route for ${request.method} ${path} (expected ${known})`;
+      sendJson(response, 404, (wire ?? openaiWire).errorBody(404, message));
+      return;
+    }
+
+    const raw = await readBody(request);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      sendJson(response, 400, wire.errorBody(400, `scripted model server: request body is not JSON: ${reason}`));
+      return;
+    }
+    if (!isRecord(body)) {
+      sendJson(response, 400, wire.errorBody(400, "scripted model server: request body is not a JSON object"));
+      return;
+    }
+
+    const parsed = wire.parseRequest(body);
+    const received: ReceivedRequest = {
+      api: wire.api,
+      stream: parsed.stream,
+      model: parsed.model,
+      headers,
+      body,
+      system: parsed.system,
+      messages: parsed.messages,
+      tools: parsed.tools,
+      toolResults: trailingToolResults(parsed.messages),
+    };
+    const index = this.requests.push(received) - 1;
+
+    const { apiKey } = this.#options;
+    if (apiKey !== undefined && !wire.isAuthorized(headers, apiKey)) {
+      const expected = wire.api === "openai" ? "Authorization: Bearer <key>" : "x-api-key: <key>";
+      const message = `scripted model server: invalid API key for request #${index} (${wire.api}; expected ${expected})`;
+      sendJson(response, 401, wire.errorBody(401, message));
+      return;
+    }
+
+    let reply: ScriptedReply | undefined;
+    try {
+      reply = (await this.#options.handler?.(received, index)) ?? this.#script.shift();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `scripted model server: handler threw for request #${index} (${wire.api}): ${reason}`;
+      sendJson(response, 500, wire.errorBody(500, message));
+      return;
+    }
+    if (reply === undefined) {
+      const message = `scripted model server: no reply scripted for request #${index} (${wire.api})`;
+      sendJson(response, 500, wire.errorBody(500, message));
+      return;
+    }
+
+    if (reply.delayMs !== undefined && reply.delayMs > 0) {
+      try {
+        await sleep(reply.delayMs, undefined, { signal });
+      } catch {
+        return; // the client disconnected or the server closed: nobody is waiting for this answer
+      }
+    }
+    if (signal.aborted) return;
+    if ("error" in reply) {
+      sendJson(response, reply.error.status, wire.errorBody(reply.error.status, reply.error.message));
+      return;
+    }
+
+    const resolved = this.#resolve(reply, wire, raw);
+    const context = { model: parsed.model, sequence: index + 1, body };
+    if (!parsed.stream) {
+      sendJson(response, 200, wire.response(resolved, context));
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const frame of wire.streamFrames(resolved, context)) response.write(frame);
+    response.end();
+  }
+
+  /** Fills in default tool call ids and a deterministic usage estimate (about four characters a token). */
+  #resolve(reply: Exclude<ScriptedReply, { error: unknown }>, wire: WireFormat, rawBody: string): ResolvedReply {
+    const text = reply.text ?? "";
+    const toolCalls = (reply.toolCalls ?? []).map((call) => {
+      this.#toolCallCount += 1;
+      return { id: call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`, name: call.name, input: call.input };
+    });
+    const usage = reply.usage ?? {
+      inputTokens: Math.ceil(rawBody.length / 4),
+      outputTokens: Math.ceil(JSON.stringify({ text, toolCalls }).length / 4),
+    };
+    return { text, toolCalls, usage };
+  }
+}
+
+function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.destroyed) return;
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}

@@ -1,0 +1,29 @@
+import type { ReceivedRequest } from "./ReceivedRequest.js";
+
+/** A tool call the scripted model makes; `id` defaults to `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic). */
+export interface ScriptedToolCall {
+  name: string;
+  input: Record<string, unknown>;
+  id?: string;
+}
+
+/** Token usage the scripted model reports. */
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One scripted model turn: text and/or tool calls, or an HTTP error; `delayMs` waits before answering. */
+export type ScriptedReply =
+  | { text?: string; toolCalls?: ScriptedToolCall[]; usage?: ScriptedUsage; delayMs?: number }
+  | { error: { status: number; message: string }; delayMs?: number };
+
+/** Decides the reply to one request; `index` is the request's position in `ScriptedModelServer.requests`. */
+export type ScriptedHandler = (request: ReceivedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>;
+
+/** A successful reply with every default filled in, as the wire formats render it. */
+export interface ResolvedReply {
+  text: string;
+  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown> }>;
+  usage: ScriptedUsage;
+}
