@@ -12,8 +12,12 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-// An argument names another copy of the demo folder (the demo's own tests plant a different outcome there).
-const source = process.argv[2] ? resolve(process.argv[2]) : join(root, "prd", "examples", "demo");
+// An argument names another copy of the demo folder (the demo's own tests plant a different outcome there);
+// arguments after `--` go to `flow run` (scripts/record-demo-cassette.mjs records the cassette that way).
+const dashes = process.argv.indexOf("--");
+const own = dashes < 0 ? process.argv.slice(2) : process.argv.slice(2, dashes);
+const flowArgs = dashes < 0 ? [] : process.argv.slice(dashes + 1);
+const source = own[0] ? resolve(own[0]) : join(root, "prd", "examples", "demo");
 const expected = JSON.parse(readFileSync(join(source, "expected.json"), "utf8"));
 const flowBin = join(root, "packages", "cli", "bin", "flow.js");
 if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) {
@@ -28,7 +32,8 @@ process.stdout.write(`demo: running ${relative(root, join(source, "prd.json"))} 
 
 const env = { ...process.env, MESHFLOW_HOME: root, FLOW_MEMORY_FILE: join(store, "memory.jsonl") };
 // The demo runs with the default routing and the shipped specialists and skills, whatever the shell says.
-for (const name of ["FLOW_ROUTING", "FLOW_MCP_CONFIG", "FLOW_AGENTS", "FLOW_SKILLS", "FLOW_HOME"]) delete env[name];
+for (const name of ["FLOW_ROUTING", "FLOW_MCP_CONFIG", "FLOW_AGENTS", "FLOW_SKILLS", "FLOW_HOME", "FLOW_MODEL"])
+  delete env[name];
 const args = [
   flowBin,
   "run",
@@ -41,6 +46,9 @@ const args = [
   join(root, "skills"),
   "--store",
   store,
+  // The model-driven story is answered from the recording beside the PRD: no key, no network.
+  ...(flowArgs.includes("--record") ? [] : ["--replay", "model.cassette.json"]),
+  ...flowArgs,
 ];
 const code = await new Promise((resolve, reject) => {
   const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "inherit" });

@@ -26,10 +26,13 @@ export interface FlowWorkspace {
   prd: string;
   memoryFile: string;
   writePrd(stories: Array<Record<string, unknown>>): string;
-  /** `flow <args>` in the workspace with the fixture agents and config. */
-  flow(args: readonly string[]): ReturnType<typeof runFlow>;
+  /** `flow <args>` in the workspace with the fixture agents and config (and `env` on top of the workspace's). */
+  flow(args: readonly string[], env?: Record<string, string | undefined>): ReturnType<typeof runFlow>;
   /** Starts `flow <args>` and hands back the child and a stream of its `--json` events. */
-  spawnFlow(args: readonly string[]): {
+  spawnFlow(
+    args: readonly string[],
+    env?: Record<string, string | undefined>,
+  ): {
     child: ChildProcessWithoutNullStreams;
     events: RunEvent[];
     next(match: (e: RunEvent) => boolean): Promise<RunEvent>;
@@ -55,8 +58,16 @@ export function testStories(stories: Array<Record<string, unknown>>): Array<Reco
   }));
 }
 
+/** How a {@link FlowWorkspace} runs `flow`. */
+export interface FlowWorkspaceOptions {
+  /** Specialist folders (`FLOW_AGENTS`); default the fixture agents. */
+  agents?: string;
+  /** More environment for every `flow` of the workspace (e.g. `FLOW_SKILLS`, model settings). */
+  env?: Record<string, string | undefined>;
+}
+
 /** Creates a {@link FlowWorkspace}. */
-export function flowWorkspace(): FlowWorkspace {
+export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-e2e-"));
   const files = join(dir, "files");
   mkdirSync(files);
@@ -74,7 +85,7 @@ export function flowWorkspace(): FlowWorkspace {
   };
   writeFileSync(join(dir, ".mcp.json"), JSON.stringify(config, null, 2));
   const prd = join(dir, "prd.json");
-  const env = { FLOW_AGENTS: FIXTURE_AGENTS, FLOW_HOME: undefined };
+  const env = { FLOW_AGENTS: options.agents ?? FIXTURE_AGENTS, FLOW_HOME: undefined, ...options.env };
   const events: RunEvent[] = [];
   return {
     dir,
@@ -87,11 +98,11 @@ export function flowWorkspace(): FlowWorkspace {
       writeFileSync(prd, text);
       return text;
     },
-    flow: (args) => runFlow(args, { cwd: dir, env }),
-    spawnFlow(args) {
+    flow: (args, more) => runFlow(args, { cwd: dir, env: { ...env, ...more } }),
+    spawnFlow(args, more) {
       const child = spawn(process.execPath, [FLOW_BIN, ...args], {
         cwd: dir,
-        env: flowEnv(env),
+        env: flowEnv({ ...env, ...more }),
         stdio: ["pipe", "pipe", "pipe"],
       });
       const waiters: Array<{ match: (e: RunEvent) => boolean; resolve: (e: RunEvent) => void }> = [];

@@ -36,6 +36,7 @@ const CassetteSchema = z.strictObject({
         ),
         usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }),
         finishReason: z.string(),
+        warnings: z.array(z.string()).optional(),
       }),
       latencyMs: z.number(),
     }),

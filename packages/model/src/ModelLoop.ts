@@ -187,6 +187,8 @@ export class ModelLoop implements StepModel {
         // Journaled before any of its tool calls runs: a resume replays this turn, never asks again.
         await io.turns.record(turn, { model: this.#chat.name, requestDigest: digest, response, latencyMs });
       }
+      for (const warning of replayed ? [] : (response.warnings ?? []))
+        io.log?.(`${this.#chat.name} warned on turn ${turn} of ${where}: ${warning}`);
       usage.turns += 1;
       usage.inputTokens += response.usage.inputTokens;
       usage.outputTokens += response.usage.outputTokens;

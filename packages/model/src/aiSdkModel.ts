@@ -101,6 +101,9 @@ export class AiSdkChatModel implements ChatModel {
 
   async generate(request: ChatRequest, _turn: unknown, signal: AbortSignal): Promise<ModelResponse> {
     const { generateText } = await import("ai");
+    // The SDK prints its warnings on stdout and stderr, where they would break `--json` and the live
+    // view; they reach the run's log instead (ModelResponse.warnings).
+    (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
     this.#model ??= await languageModel(this.#ref, this.#settings);
     const result = await generateText({
       model: this.#model,
@@ -114,12 +117,14 @@ export class AiSdkChatModel implements ChatModel {
     });
     return {
       text: result.text,
+      // Calls the SDK marks invalid (an unknown tool, arguments off the schema) still go to the runtime,
+      // which refuses them as events; only arguments that are not a JSON object cannot be passed on.
       toolCalls: result.toolCalls.map((c) => {
-        const invalid = (c as { invalid?: boolean; error?: unknown }).invalid
-          ? String((c as { error?: unknown }).error ?? "the arguments do not match the tool's schema")
-          : undefined;
+        const isObject = typeof c.input === "object" && c.input !== null && !Array.isArray(c.input);
+        const invalid = isObject ? undefined : `the arguments are not a JSON object: ${String(c.input).slice(0, 200)}`;
         return { id: c.toolCallId, name: c.toolName, input: asInput(c.input), ...(invalid ? { invalid } : {}) };
       }),
+      ...(result.warnings?.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
       usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
       finishReason: result.finishReason,
     };

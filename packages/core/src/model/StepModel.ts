@@ -52,6 +52,8 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   usage: { inputTokens: number; outputTokens: number };
   finishReason: string;
+  /** What the provider warned about (an unsupported setting, an unknown model). */
+  warnings?: string[];
 }
 
 /** A turn as journaled: the digest of the request it answered and the response. */
@@ -90,6 +92,8 @@ export interface ModelStepIO {
   call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   turns: TurnJournal;
   onTurn(report: ModelTurnReport): void;
+  /** A note for the run's log (provider warnings). */
+  log?(message: string, data?: Record<string, unknown>): void;
   /** Aborted when the run stops. */
   signal: AbortSignal;
 }

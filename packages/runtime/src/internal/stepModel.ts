@@ -92,6 +92,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
               toolCalls: turn.toolCalls,
               ...(turn.replayed ? { replayed: true } : {}),
             }),
+          log: (message, data) => ctx.log.warn(message, data),
           signal: scope.signal,
         },
       );

@@ -1,0 +1,67 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Story } from "@meshflow/core";
+import { describe, expect, it } from "vitest";
+import { createModelCatalog } from "./createModelCatalog.js";
+import { ScriptedModelServer } from "./testing/ScriptedModelServer.js";
+
+const story = (model?: string) =>
+  ({ id: "US-001", title: "t", mavenSteps: [1], ...(model ? { model } : {}) }) as unknown as Story;
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("createModelCatalog", () => {
+  it("chooses --model, then the story's model, then the PRD's, then FLOW_MODEL", () => {
+    const env = { FLOW_MODEL: "openai:from-env" };
+    const plain = createModelCatalog({ env });
+    expect(plain.nameFor(story(), undefined)).toBe("openai:from-env");
+    expect(plain.nameFor(story(), "anthropic:from-prd")).toBe("anthropic:from-prd");
+    expect(plain.nameFor(story("openai:from-story"), "anthropic:from-prd")).toBe("openai:from-story");
+    const flagged = createModelCatalog({ env, model: "anthropic:from-flag" });
+    expect(flagged.nameFor(story("openai:from-story"), "anthropic:from-prd")).toBe("anthropic:from-flag");
+    expect(createModelCatalog({ env: {} }).nameFor(story(), undefined)).toBeUndefined();
+  });
+
+  it("refuses a model name that is not <provider>:<model-id>", () => {
+    expect(() => createModelCatalog({ env: {}, model: "gpt-4" })).toThrow(/--model: "gpt-4" is not a model name/);
+    expect(() => createModelCatalog({ env: { FLOW_MODEL: "mistral:x" } })).toThrow(/FLOW_MODEL/);
+  });
+
+  it("check: a missing key is model_unavailable naming the variables", async () => {
+    const catalog = createModelCatalog({ env: {} });
+    await expect(catalog.check(["anthropic:claude-x"])).rejects.toMatchObject({
+      code: "model_unavailable",
+      message: expect.stringContaining("ANTHROPIC_API_KEY"),
+    });
+    await expect(catalog.check(["openai:gpt-x"])).rejects.toThrow(/OPENAI_API_KEY or FLOW_MODEL_API_KEY/);
+  });
+
+  it("check: an unreachable endpoint is model_unavailable naming the URL; a reachable one passes", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const down = createModelCatalog({ env: { OPENAI_API_KEY: "k" }, baseUrl: url });
+    await expect(down.check(["openai:gpt-x"])).rejects.toMatchObject({
+      code: "model_unavailable",
+      message: expect.stringContaining(url),
+    });
+    const server = await ScriptedModelServer.start();
+    try {
+      const up = createModelCatalog({ env: {}, baseUrl: server.baseUrl });
+      await expect(up.check(["openai-compatible:llama"])).resolves.toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("check: an openai-compatible model without a base URL is refused", async () => {
+    await expect(createModelCatalog({ env: {} }).check(["openai-compatible:llama"])).rejects.toThrow(
+      /--model-base-url/,
+    );
+  });
+});
