@@ -43,14 +43,14 @@ describe("npm run demo", () => {
     expect(result.stderr).toMatch(/^run folder: \S+\n$/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      "demo: as expected — US-001, US-002, US-003, US-004 passed; US-005 caught the planted problem: " +
+      "demo: as expected — US-001, US-002, US-003, US-004, US-006 passed; US-005 caught the planted problem: " +
         "ops/deploy.js:4: aws-access-key-id (AKIA…(20 chars)).",
     );
     // Where to look, printed at the end: the run folder and the updated PRD (in the copy).
     const runFolder = /^run folder: +(\S+)$/m.exec(result.stdout)?.[1] ?? "";
     expect(runFolder.startsWith(join(dir, ".flow/runs/"))).toBe(true);
     expect(result.stdout).toContain(
-      `updated PRD: ${join(dir, "prd.json")} (passes: true on US-001, US-002, US-003, US-004)`,
+      `updated PRD: ${join(dir, "prd.json")} (passes: true on US-001, US-002, US-003, US-004, US-006)`,
     );
     const prd = JSON.parse(readFileSync(join(dir, "prd.json"), "utf8")) as {
       userStories: Array<{ id: string; passes: boolean; notes: string }>;
@@ -61,9 +61,22 @@ describe("npm run demo", () => {
       ["US-003", true],
       ["US-004", true],
       ["US-005", false],
+      ["US-006", true],
     ]);
     // The work was really done in the copy: step 2 wrote due.js, whose tests the quality step and the gate ran.
     expect(readFileSync(join(dir, "src/due.js"), "utf8")).toContain("export function parseDue");
+    // US-006 was worked by the model replayed from model.cassette.json: its files exist and its tests ran.
+    expect(readFileSync(join(dir, "src/count.js"), "utf8")).toContain("export function countOpen");
+    expect(readFileSync(join(dir, "test/count.test.js"), "utf8")).toContain("countOpen([])");
+    const turns = readFileSync(join(runFolder, "events.ndjson"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"model.turn"'))
+      .map((l) => JSON.parse(l) as { storyId: string; replayed?: boolean });
+    expect(turns.map((t) => [t.storyId, t.replayed])).toEqual([
+      ["US-006", true],
+      ["US-006", true],
+      ["US-006", true],
+    ]);
     const evidence = readFileSync(join(runFolder, "evidence.ndjson"), "utf8");
     expect(evidence).not.toContain("AKIAIOSFODNN7EXAMPLE");
     // The repository's demo folder is untouched.
