@@ -166,6 +166,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
             routing: options.routing ? resolvePath(options.routing) : undefined,
             agents: env.agents,
             skills: env.skillsDir,
+            ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
           },
         },
       );
@@ -190,6 +191,7 @@ export async function resumeCommand(runId: string, options: RunCommandOptions, o
       routing: options.routing ?? record.options.routing,
       agents: options.agents ?? record.options.agents,
       skills: options.skills ?? record.options.skills,
+      callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);

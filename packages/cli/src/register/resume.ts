@@ -1,10 +1,11 @@
 import {
   agentsOption,
+  callsPerMinuteOption,
   confirmDestructiveOption,
-  EXIT_CODES_HELP,
   executorOptions,
   mcpConfigOption,
   type Registrar,
+  RUN_EXIT_CODES_HELP,
   routingOption,
   skillsOption,
   storeOption,
@@ -25,7 +26,8 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
   )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
-    .addHelpText("after", EXIT_CODES_HELP)
+    .addOption(callsPerMinuteOption("the run's guard", true))
+    .addHelpText("after", RUN_EXIT_CODES_HELP)
     .action(async (runId: string, options) => {
       const { resumeCommand } = await import("../commands/run.js");
       setExit(await resumeCommand(runId, options, output));

@@ -1,9 +1,9 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  callsPerMinuteOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
-  nonNegativeInt,
   positiveInt,
   type Registrar,
   redisOption,
@@ -39,14 +39,7 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
         ],
       ),
     )
-    .addOption(
-      new Option(
-        "--calls-per-minute <n>",
-        "the guard's rate limit: past it, this worker's guard locks (emergency stop); 0 turns the limit off",
-      )
-        .argParser(nonNegativeInt("--calls-per-minute"))
-        .default(6_000),
-    )
+    .addOption(callsPerMinuteOption("this worker's guard"))
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())
