@@ -25,6 +25,12 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "aborted",
 ]);
 
+/**
+ * Failures that say nothing about the tool, only that its server died or did not answer in time
+ * (a Ctrl-C that reached the servers, a crash): a resume runs a safe call that ended so again.
+ */
+const TRANSIENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["server_crashed", "call_timeout"]);
+
 /** One call as the story's evidence records it. */
 export interface CallEvidence {
   key: string;
@@ -184,7 +190,11 @@ export async function callTool(
     return result;
   };
   const entry = await scope.journal.get(key);
-  if (entry?.state === "finished" && entry.result) {
+  // Read-only and idempotent calls may run twice: one that ended with a transient failure runs
+  // again instead of replaying the failure.
+  const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
+  const transient = entry?.result?.isError === true && TRANSIENT.has(entry.result.code ?? "internal");
+  if (entry?.state === "finished" && entry.result && !(safe && transient)) {
     if (entry.tool !== qualified || entry.argsDigest !== argsDigest) {
       log.unknown.push(key);
       return refuse(
@@ -196,7 +206,6 @@ export async function callTool(
     return conclude(entry.result, entry.durationMs ?? 0, true);
   }
   if (entry?.state === "started") {
-    const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
     if (!safe) {
       log.unknown.push(key);
       return refuse(
