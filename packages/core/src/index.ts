@@ -6,6 +6,12 @@ export {
   toMeshflowError,
 } from "./errors/MeshflowError.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export {
+  checkJsonLimits,
+  type JsonLimitProblem,
+  MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
+} from "./json/checkJsonLimits.js";
 export { formatJsonPath } from "./json/jsonPath.js";
 export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
 export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";

@@ -28,6 +28,6 @@ export function formatEvent(event: RunEvent): string | undefined {
     case "story.finished":
       return `${event.storyId} ${mark[event.status]} ${event.status}: ${event.summary}`;
     case "run.finished":
-      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked`;
+      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${event.error ? ` (${event.error.code}: ${event.error.message})` : ""}`;
   }
 }

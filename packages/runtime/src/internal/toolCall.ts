@@ -1,4 +1,5 @@
 import {
+  checkJsonLimits,
   type ErrorCode,
   parseQualifiedName,
   type RunEvent,
@@ -114,8 +115,24 @@ export async function callTool(
   const { runId, storyId, step } = scope;
   log.seq += 1;
   const key = `${runId}/${storyId}/step${step}/${log.seq}`;
-  const argsDigest = digestOf(args);
   const base = { runId, storyId, step, key };
+  // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
+  // would overflow the stack.
+  const tooBig = checkJsonLimits(args);
+  if (tooBig) {
+    const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
+    scope.emit({ type: "tool.refused", time: now(), ...base, tool: name, code: "invalid_arguments", message });
+    log.evidence.push({
+      key,
+      name,
+      tool: name,
+      argsDigest: "none (arguments over the limits)",
+      isError: true,
+      code: "invalid_arguments",
+    });
+    return refusal("invalid_arguments", message);
+  }
+  const argsDigest = digestOf(args);
   const refuse = (code: ErrorCode, message: string, tool = name, destructive?: boolean): ToolResult => {
     const mark = destructive === undefined ? {} : { destructive };
     scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message, ...mark });
