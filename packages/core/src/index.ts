@@ -53,6 +53,13 @@ export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJson
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
+export { OutputBuffer } from "./process/OutputBuffer.js";
+export {
+  type ProcessOutcome,
+  type RunProcessOptions,
+  runProcess,
+  type StreamTail,
+} from "./process/runProcess.js";
 export {
   loadRoutingTable,
   RoutingFileSchema,
