@@ -48,7 +48,7 @@ describe("flow diagnose", () => {
     expect(result.stdout).toMatch(/^ {2}everything {2}reachable {2}\d+ tools {2}mcp-servers\/everything \d/m);
     expect(result.stdout).toMatch(/^ {2}memory {2}reachable {2}9 tools {2}memory-server /m);
     expect(result.stdout).toContain("env: API_KEY=***");
-    expect(result.stdout).toContain("guard: enabled, unlocked, 0/120 calls in the last minute");
+    expect(result.stdout).toContain("guard: enabled, unlocked, 0/6000 calls in the last minute");
     expect(result.stdout).toContain("metrics: 0 tool calls this session");
     expect(result.stdout + result.stderr).not.toContain(SECRET);
   });

@@ -18,7 +18,7 @@ export const FIXTURE_AGENTS = join(ROOT, "tests/fixtures/agents");
 /** A real stdio MCP server of ours whose tools append lines and wait for release files. */
 export const SLOW_SERVER = join(ROOT, "tests/fixtures/servers/slow-server.mjs");
 
-/** A throw-away folder with a PRD, an MCP config (memory, filesystem, slow) and a run store. */
+/** A throw-away folder with a PRD, an MCP config (memory, filesystem, slow, everything) and a run store. */
 export interface FlowWorkspace {
   dir: string;
   /** Folder the filesystem and slow servers may touch. */
@@ -28,15 +28,21 @@ export interface FlowWorkspace {
   writePrd(stories: Array<Record<string, unknown>>): string;
   /** `flow <args>` in the workspace with the fixture agents and config (and `env` on top of the workspace's). */
   flow(args: readonly string[], env?: Record<string, string | undefined>): ReturnType<typeof runFlow>;
-  /** Starts `flow <args>` and hands back the child and a stream of its `--json` events. */
+  /**
+   * Starts `flow <args>` and hands back the child and a stream of its `--json` events. `detached`:
+   * in a process group of its own, as a terminal's foreground job is (signal it with `-pid`); `env`
+   * on top of the workspace's.
+   */
   spawnFlow(
     args: readonly string[],
-    env?: Record<string, string | undefined>,
+    options?: { detached?: boolean; env?: Record<string, string | undefined> },
   ): {
     child: ChildProcessWithoutNullStreams;
     events: RunEvent[];
     next(match: (e: RunEvent) => boolean): Promise<RunEvent>;
     exit: Promise<number | null>;
+    /** What it wrote on stderr so far. */
+    stderr(): string;
   };
   /** Entity names in server-memory's file. */
   entities(): string[];
@@ -81,6 +87,7 @@ export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace
       },
       filesystem: { command: process.execPath, args: [serverEntry("@modelcontextprotocol/server-filesystem"), files] },
       slow: { command: process.execPath, args: [SLOW_SERVER, files] },
+      everything: { command: process.execPath, args: [serverEntry("@modelcontextprotocol/server-everything")] },
     },
   };
   writeFileSync(join(dir, ".mcp.json"), JSON.stringify(config, null, 2));
@@ -99,11 +106,12 @@ export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace
       return text;
     },
     flow: (args, more) => runFlow(args, { cwd: dir, env: { ...env, ...more } }),
-    spawnFlow(args, more) {
+    spawnFlow(args, options = {}) {
       const child = spawn(process.execPath, [FLOW_BIN, ...args], {
         cwd: dir,
-        env: flowEnv({ ...env, ...more }),
+        env: flowEnv({ ...env, ...options.env }),
         stdio: ["pipe", "pipe", "pipe"],
+        detached: options.detached === true,
       });
       const waiters: Array<{ match: (e: RunEvent) => boolean; resolve: (e: RunEvent) => void }> = [];
       let buffer = "";
@@ -124,12 +132,16 @@ export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace
             }
         }
       });
-      child.stderr.resume();
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
       const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
       return {
         child,
         events,
         exit,
+        stderr: () => stderr,
         next(match) {
           const seen = events.find(match);
           if (seen) return Promise.resolve(seen);

@@ -147,7 +147,7 @@ describe("flow resume after SIGKILL", () => {
     run.child.kill("SIGINT");
     while (!stderr.includes("stopping")) await new Promise((r) => setTimeout(r, 20));
     writeFileSync(join(ws.files, "release"), "");
-    expect(await run.exit).toBe(1);
+    expect(await run.exit).toBe(130);
     expect(stderr).toContain("flow resume stopped");
     expect(run.events.at(-1)).toMatchObject({ type: "run.finished", status: "aborted" });
     expect(ws.read("log.txt")).toBe("one\n");

@@ -10,6 +10,8 @@ export const EXIT = {
   usage: 2,
   /** The environment is not usable: a server or Redis is unreachable. */
   environment: 3,
+  /** A run stopped by Ctrl-C (SIGINT) or SIGTERM: resumable with `flow resume`. 128 + SIGINT, as shells do. */
+  interrupted: 130,
 } as const;
 
 /** One of {@link EXIT}'s values. */

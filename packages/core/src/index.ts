@@ -6,6 +6,12 @@ export {
   toMeshflowError,
 } from "./errors/MeshflowError.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export {
+  checkJsonLimits,
+  type JsonLimitProblem,
+  MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
+} from "./json/checkJsonLimits.js";
 export { formatJsonPath } from "./json/jsonPath.js";
 export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
 export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";
@@ -73,6 +79,13 @@ export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJson
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
+export { OutputBuffer } from "./process/OutputBuffer.js";
+export {
+  type ProcessOutcome,
+  type RunProcessOptions,
+  runProcess,
+  type StreamTail,
+} from "./process/runProcess.js";
 export {
   loadRoutingTable,
   RoutingFileSchema,

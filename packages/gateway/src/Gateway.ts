@@ -43,7 +43,11 @@ export interface GatewayOptions {
   toolsets?: readonly string[];
   /** `FLOW_CLIENT_MODE`. */
   modeOverride?: ClientMode;
-  /** Guarded calls per minute before the guard locks itself (default 120). */
+  /**
+   * Guarded calls per minute before the guard locks itself (default `DEFAULT_CALLS_PER_MINUTE`,
+   * 6,000); 0 turns the rate limit off (emergency stop still works). The one guard counts the
+   * clients' calls and the calls of the runs this gateway starts alike.
+   */
   callsPerMinute?: number;
   /** Values never shown by any tool (the HTTP bearer token). */
   secrets?: readonly string[];
@@ -92,8 +96,9 @@ export class Gateway {
         options.onEvent?.(event);
       },
     });
+    const perMinute = options.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE;
     const guard = new Guard({
-      callsPerMinute: options.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE,
+      ...(perMinute > 0 ? { callsPerMinute: perMinute } : { enabled: false }),
       unguardedTools: UNGUARDED_TOOLS,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });

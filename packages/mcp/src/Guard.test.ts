@@ -25,6 +25,15 @@ describe("Guard", () => {
     expect(events).toEqual([expect.objectContaining({ type: "guard.locked", automatic: true })]);
   });
 
+  it("names the setting to change in a rate-limit refusal", () => {
+    const flag = new Guard({ callsPerMinute: 1, clock: () => 0 });
+    flag.check("t");
+    expect(flag.check("t")).toMatchObject({ reason: expect.stringContaining("--calls-per-minute") });
+    const own = new Guard({ callsPerMinute: 1, clock: () => 0, rateLimitHint: "set guard.callsPerMinute" });
+    own.check("t");
+    expect(own.check("t")).toMatchObject({ reason: expect.stringContaining("(set guard.callsPerMinute)") });
+  });
+
   it("counts calls in a sliding 60 s window", () => {
     let now = 0;
     const guard = new Guard({ callsPerMinute: 2, clock: () => now });

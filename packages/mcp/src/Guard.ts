@@ -1,8 +1,13 @@
 import type { ErrorCode } from "@meshflow/core";
 import type { Clock, EventSink } from "./types.js";
 
-/** Default per-minute call threshold: crossing it locks the guard. */
-export const DEFAULT_CALLS_PER_MINUTE = 120;
+/**
+ * Default per-minute call threshold: crossing it locks the guard. High enough that a large PRD run
+ * (6,000 scripted calls in a minute) passes; a looping agent still trips it.
+ */
+export const DEFAULT_CALLS_PER_MINUTE = 6_000;
+/** What a rate-limit refusal tells the user to change, unless the guard's owner says otherwise. */
+export const DEFAULT_RATE_LIMIT_HINT = "raise it with --calls-per-minute <n>, or turn it off with --calls-per-minute 0";
 const WINDOW_MS = 60_000;
 
 /** A snapshot of the guard. */
@@ -23,8 +28,10 @@ export interface GuardState {
 /** Options of {@link Guard}. */
 export interface GuardOptions {
   enabled?: boolean;
-  /** Guarded calls allowed in any 60 s window; one more locks the guard (default 120). */
+  /** Guarded calls allowed in any 60 s window; one more locks the guard (default 6,000). */
   callsPerMinute?: number;
+  /** Appended to a rate-limit refusal: which setting to change (default {@link DEFAULT_RATE_LIMIT_HINT}). */
+  rateLimitHint?: string;
   /** Qualified names that still work while locked and are not counted (diagnose, unlock…). */
   unguardedTools?: Iterable<string>;
   /** Epoch ms (default `Date.now`); injectable so rate windows are testable without sleeping. */
@@ -52,6 +59,7 @@ export class Guard {
   private readonly unguarded: Set<string>;
   private readonly clock: Clock;
   private readonly onEvent: EventSink | undefined;
+  private readonly hint: string;
   /** Times of the admitted calls of the last 60 s, oldest first, from index `head` on (a queue). */
   private times: number[] = [];
   private head = 0;
@@ -62,6 +70,7 @@ export class Guard {
     this.unguarded = new Set(options.unguardedTools ?? []);
     this.clock = options.clock ?? Date.now;
     this.onEvent = options.onEvent;
+    this.hint = options.rateLimitHint ?? DEFAULT_RATE_LIMIT_HINT;
   }
 
   /** True for tools the guard never refuses. */
@@ -80,7 +89,7 @@ export class Guard {
     const now = this.clock();
     this.expire(now);
     if (this.times.length - this.head >= this.threshold) {
-      const reason = `rate limit exceeded: more than ${this.threshold} calls in one minute`;
+      const reason = `rate limit exceeded: more than ${this.threshold} calls in one minute (${this.hint})`;
       this.lock(reason, true);
       return { allowed: false, code: "rate_limit_exceeded", reason };
     }

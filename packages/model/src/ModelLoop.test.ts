@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AiSdkChatModel } from "./aiSdkModel.js";
 import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 import { ModelLoop } from "./ModelLoop.js";
-import { ScriptedModelServer, type ScriptedReply } from "./testing/ScriptedModelServer.js";
+import { ScriptedModelServer } from "./testing/ScriptedModelServer.js";
+import type { ScriptedReply } from "./testing/ScriptedReply.js";
 
 // The loop against the scripted model server over real HTTP, through the real provider packages.
 
@@ -32,6 +33,7 @@ const dotted: ToolDescriptor = {
   qualifiedName: "files__read.file",
   description: "Reads a file",
   inputSchema: { type: "object", properties: { path: { type: "string" } } },
+  annotations: {},
 };
 
 function task(extra: Partial<ModelTask> = {}): ModelTask {

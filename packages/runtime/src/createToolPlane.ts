@@ -1,6 +1,6 @@
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import { MeshflowError } from "@meshflow/core";
-import type { ClientPool, ClientPoolOptions, EventSink, MetricsCollector, ToolHandler } from "@meshflow/mcp";
+import type { ClientPool, ClientPoolOptions, EventSink, Guard, MetricsCollector, ToolHandler } from "@meshflow/mcp";
 import { type Executor, InlineExecutor } from "@meshflow/queue";
 import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
@@ -17,6 +17,11 @@ export interface ToolPlaneOptions extends RepertoireRulesOptions {
   clientPool?: ClientPool;
   /** Middleware events: refusals, guard changes, skipped validation. */
   onMiddlewareEvent?: EventSink;
+  /**
+   * The process's one guard (rate limit, emergency stop): pass the one its diagnose and unlock
+   * tools see. Default: a guard of its own with the default limit.
+   */
+  guard?: Guard;
   /** Call metrics (latency percentiles, errors) of every call of the run. */
   metrics?: MetricsCollector;
   /** Runs calls somewhere else than in this process (a queue); default: an {@link InlineExecutor} over the chain. */
@@ -60,6 +65,7 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
       const chain = createToolChain({
         pool,
         ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(options.guard ? { guard: options.guard } : {}),
         ...(options.onMiddlewareEvent ? { onEvent: options.onMiddlewareEvent } : {}),
       });
       loaded = { pool, chain, rules: new RepertoireRules(options) };

@@ -219,3 +219,42 @@ describe("resumeRun", () => {
     expect(readFileSync(file, "utf8")).toContain('"passes": true');
   });
 });
+
+describe("startRun when the runtime itself throws", () => {
+  it("ends the run failed with the error as an event; done resolves; the PRD is unchanged", async () => {
+    // Regression: an exception in a machine action (describeStep → repertoire → an enricher) was
+    // rethrown by xstate as an uncaught error and took the whole process down.
+    const file = prd([{ mavenSteps: [1], mcpTools: {} }]);
+    const before = readFileSync(file, "utf8");
+    const exploding: ToolPlane = {
+      ...noTools,
+      repertoire: () => {
+        throw new Error("enricher exploded");
+      },
+    };
+    const events: RunEvent[] = [];
+    const store = new FileRunStore(join(file, "..", ".flow"));
+    const session = await startRun(
+      {
+        plane: exploding,
+        store,
+        specialists: specialists({ "development-agent": "pass" }),
+        routing: loadRoutingTable(),
+        mcpConfig,
+        onEvent: (e) => events.push(e),
+      },
+      { prdFile: file, record: { agents: [] } },
+    );
+    const summary = await session.done;
+    expect(summary.status).toBe("failed");
+    expect(summary.error?.message).toContain("enricher exploded");
+    expect(events.at(-1)).toMatchObject({
+      type: "run.finished",
+      status: "failed",
+      error: { message: expect.stringContaining("enricher exploded") },
+    });
+    expect(readFileSync(file, "utf8")).toBe(before);
+    const { record } = await store.read(summary.runId ?? "");
+    expect(record.status).toBe("failed");
+  });
+});

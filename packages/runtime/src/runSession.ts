@@ -64,7 +64,11 @@ export interface RunSummary {
 
 /** A run in progress. */
 export interface RunSession {
-  /** Resolves when the run ends (never rejects). */
+  /**
+   * Resolves when the run ends. Never rejects: an exception anywhere in the run (a machine action, a
+   * specialist, an enricher, a store write, the PRD write-back) ends it `failed` with `error` set and
+   * a `run.finished` event carrying the error.
+   */
   readonly done: Promise<RunSummary>;
   /** The run id (known once the preflight has passed). */
   runId(): string | undefined;
@@ -299,6 +303,10 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     input: { runId },
     ...(snapshot ? { snapshot } : {}),
   });
+  // xstate rethrows an exception of an action or guard as an uncaught error unless someone listens:
+  // here it ends the run instead of the process.
+  let crashed: MeshflowError | undefined;
+  actor.subscribe({ error: (error) => (crashed ??= toMeshflowError(error)) });
   // The machine's events are held until the state they describe is persisted: whoever sees
   // `step.finished` (stdout, the events file) can count on a resume not running that step again.
   let held: RunEvent[] = [];
@@ -310,6 +318,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   const transition = (event: ChiefEvent): void => {
     actor.send(event);
     const state = actor.getSnapshot();
+    if (crashed) throw crashed;
     if (handle && state.status === "active")
       handle.saveSnapshot({ value: state.value, context: state.context } satisfies PersistedRun);
     const out = held;
@@ -319,6 +328,14 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
 
   /** Drives the machine: does what its state asks, reports back, persists the snapshot after each step. */
   async function drive(): Promise<void> {
+    try {
+      await driveMachine();
+    } catch (error) {
+      crashed ??= toMeshflowError(error);
+    }
+  }
+
+  async function driveMachine(): Promise<void> {
     let lastStory = -1;
     for (;;) {
       if (controller.signal.aborted) {
@@ -357,8 +374,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   async function finish(): Promise<RunSummary> {
     const state = actor.getSnapshot();
     const context: ChiefContext = state.context;
-    await runner?.drain();
-    writer?.flush();
+    try {
+      await runner?.drain();
+      writer?.flush();
+    } catch (error) {
+      crashed ??= toMeshflowError(error);
+    }
+    if (crashed || (handle && state.value === "refused")) return failed(context, crashed);
     const value = state.value;
     const status: RunSummary["status"] =
       value === "aborted"
@@ -390,6 +412,54 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     };
   }
 
+  /**
+   * Ends a run that had started, or was about to, with an error: recorded `failed`, a `run.finished`
+   * carrying the error (the machine never got to emit its own), the store closed, whatever fails.
+   */
+  async function failed(context: ChiefContext, cause: MeshflowError | undefined): Promise<RunSummary> {
+    const error =
+      cause ??
+      new MeshflowError("internal", context.error?.message ?? "the run stopped unexpectedly", {
+        details: { code: context.error?.code },
+      });
+    const counts = context.counts;
+    const h = handle;
+    const attempt = (write: () => void) => {
+      try {
+        write();
+      } catch (failure) {
+        warnings.push(`could not record the run's failure: ${toMeshflowError(failure).message}`);
+      }
+    };
+    const finished: RunEvent = {
+      type: "run.finished",
+      time: now(),
+      runId,
+      status: "failed",
+      ...counts,
+      error: { code: error.code, message: error.message },
+    };
+    if (h) attempt(() => h.appendEvent(finished));
+    attempt(() => deps.onEvent?.(finished));
+    if (h) {
+      attempt(() => h.updateRecord({ status: "failed", counts }));
+      await h
+        .close()
+        .catch((failure: unknown) =>
+          warnings.push(`could not close the run's store: ${toMeshflowError(failure).message}`),
+        );
+    }
+    return {
+      runId: h?.runId,
+      warnings,
+      status: h ? "failed" : "refused",
+      counts,
+      environment: context.environment,
+      error,
+      ...(h ? { location: h.location } : {}),
+    };
+  }
+
   if (mode.kind === "resume") {
     runner?.setTools(mode.checked.tools);
     warnings.push(...mode.checked.warnings);
@@ -408,7 +478,19 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   }
   actor.start();
   if (snapshot) transition({ type: "RESUME" });
-  const done = drive().then(finish);
+  const done = drive()
+    .then(finish)
+    .catch((error: unknown) => failed(actor.getSnapshot().context, toMeshflowError(error)))
+    .catch(
+      (error: unknown): RunSummary => ({
+        runId: handle?.runId,
+        warnings,
+        status: "failed",
+        counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
+        environment: false,
+        error: toMeshflowError(error),
+      }),
+    );
 
   return {
     done,

@@ -76,11 +76,20 @@ function confirmation(options: RunCommandOptions, view: View): Pick<RunDependenc
   };
 }
 
-/** Runs a session to its end; Ctrl-C aborts it cleanly (a second Ctrl-C exits at once). */
+/**
+ * Runs a session to its end; Ctrl-C aborts it cleanly: nothing new starts, calls in flight finish and
+ * are journaled (the MCP servers, in process groups of their own, never see the terminal's SIGINT).
+ * A second Ctrl-C exits at once (130); the servers are killed on the way out.
+ */
 async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
   let interrupted = false;
   const onSigint = () => {
-    if (interrupted) process.exit(130);
+    if (interrupted) {
+      view.stop();
+      const runId = session.runId();
+      output.err(`\nstopped at once${runId ? `; continue it with: flow resume ${runId}` : ""}`);
+      process.exit(EXIT.interrupted);
+    }
     interrupted = true;
     output.err("\nstopping: calls in flight finish and are recorded (Ctrl-C again to quit at once)…");
     session.abort();
@@ -108,7 +117,7 @@ function report(summary: RunSummary, options: { json?: boolean }, output: Output
   }
   if (summary.status === "aborted") {
     output.err(`run ${summary.runId} interrupted; continue it with: flow resume ${summary.runId}`);
-    return EXIT.failure;
+    return EXIT.interrupted;
   }
   if (!options.json && summary.location) output.err(`run folder: ${summary.location}`);
   if (summary.environment) return EXIT.environment;
@@ -185,6 +194,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
             agents: env.agents,
             skills: env.skillsDir,
             models,
+            ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
           },
         },
       );
@@ -219,6 +229,7 @@ export async function resumeCommand(
       skills: options.skills ?? record.options.skills,
       models: resumedModels(record.options.models, options, given),
       resumed: true,
+      callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);

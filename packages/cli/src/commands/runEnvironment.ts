@@ -35,6 +35,8 @@ export interface EnvironmentOptions {
   models?: ModelSettings;
   /** A resumed run: a `--record` cassette is added to, not started over. */
   resumed?: boolean;
+  /** The guard's rate limit (0 = none); default `DEFAULT_CALLS_PER_MINUTE`. */
+  callsPerMinute?: number;
 }
 
 /** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
@@ -82,7 +84,13 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
   let plane: ToolPlane;
   try {
+    const { Guard } = await import("@meshflow/mcp");
+    const perMinute = options.callsPerMinute;
     plane = await createToolPlane({
+      // One guard for the process; a limit of 0 leaves only the emergency stop.
+      guard: new Guard(
+        perMinute === undefined ? {} : perMinute > 0 ? { callsPerMinute: perMinute } : { enabled: false },
+      ),
       mcpConfig,
       ...(skillsDir ? { skillsDir } : {}),
       cacheFile: join(store.root, "cache", "classifications.json"),

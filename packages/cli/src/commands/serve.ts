@@ -123,7 +123,7 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     ...(toolsetConfig ? { toolsetConfig } : {}),
     ...(toolsets ? { toolsets } : {}),
     ...(modeOverride ? { modeOverride } : {}),
-    ...(options.callsPerMinute ? { callsPerMinute: options.callsPerMinute } : {}),
+    ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
     secrets: token ? [token] : [],
     runs: {
       mcpConfig,

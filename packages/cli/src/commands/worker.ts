@@ -111,6 +111,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         ...(skillsDir ? { skillsDir } : {}),
         cacheFile: join(storeRoot, "cache", "classifications.json"),
         clientPool: pool,
+        guard,
         executor: () => queueExecutor,
       });
       runs = createRunJobProcessor({

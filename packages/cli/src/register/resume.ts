@@ -1,13 +1,14 @@
 import type { Command } from "commander";
 import {
   agentsOption,
+  callsPerMinuteOption,
   cassetteOptions,
   confirmDestructiveOption,
-  EXIT_CODES_HELP,
   executorOptions,
   mcpConfigOption,
   modelOptions,
   type Registrar,
+  RUN_EXIT_CODES_HELP,
   routingOption,
   skillsOption,
   storeOption,
@@ -32,7 +33,8 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
   )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
-    .addHelpText("after", EXIT_CODES_HELP)
+    .addOption(callsPerMinuteOption("the run's guard", true))
+    .addHelpText("after", RUN_EXIT_CODES_HELP)
     .action(async (runId: string, options, command: Command) => {
       const { resumeCommand } = await import("../commands/run.js");
       // Options given now override the run's recorded ones; defaults do not.

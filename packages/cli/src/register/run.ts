@@ -1,13 +1,14 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  callsPerMinuteOption,
   cassetteOptions,
   confirmDestructiveOption,
-  EXIT_CODES_HELP,
   executorOptions,
   mcpConfigOption,
   modelOptions,
   type Registrar,
+  RUN_EXIT_CODES_HELP,
   routingOption,
   skillsOption,
   storeOption,
@@ -38,8 +39,9 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
+    .addOption(callsPerMinuteOption("the run's guard"))
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
-    .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${EXIT_CODES_HELP}`)
+    .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${RUN_EXIT_CODES_HELP}`)
     .action(async (file: string, options) => {
       const { runCommand } = await import("../commands/run.js");
       setExit(await runCommand(file, options, output));

@@ -1,6 +1,7 @@
-import { InvalidArgumentError, Option } from "commander";
+import { Option } from "commander";
 import {
   agentsOption,
+  callsPerMinuteOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
   modelOptions,
@@ -11,13 +12,6 @@ import {
 } from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
-    throw new InvalidArgumentError("expected a whole number > 0");
-  return n;
-}
 
 /** `flow serve --stdio | --http <host:port>`. */
 export const registerServe: Registrar = (program, { output, setExit }) => {
@@ -32,11 +26,7 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
         "FLOW_TOOLSET_CONFIG",
       ),
     )
-    .option(
-      "--calls-per-minute <n>",
-      "guarded calls per minute before the guard locks itself (default 120)",
-      positiveInt,
-    )
+    .addOption(callsPerMinuteOption("the gateway's guard (its clients' calls and its runs' calls)"))
     .option("--allowed-host <name>", "another hostname clients may use in Host/Origin (repeatable)", collect)
     .addOption(mcpConfigOption())
     .addOption(routingOption())

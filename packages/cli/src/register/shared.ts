@@ -17,6 +17,10 @@ Exit codes:
   0  done          1  the work failed (invalid input, failed or blocked story)
   2  usage error   3  environment error (server or Redis unreachable)`;
 
+/** The exit-code table of the run commands: Ctrl-C is one more way to end. */
+export const RUN_EXIT_CODES_HELP = `${EXIT_CODES_HELP}
+  130  interrupted (Ctrl-C): calls in flight were recorded; continue with flow resume <runId>`;
+
 /** A command that only groups subcommands (`flow tools`): alone, it prints its help on stderr and is a usage error. */
 export function commandGroup(program: Command, name: string, description: string, deps: CommandDeps): Command {
   const group = program
@@ -127,6 +131,24 @@ export function positiveInt(name: string): (value: string) => number {
       throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
     return n;
   };
+}
+
+/**
+ * The guard's default rate limit, the same as `DEFAULT_CALLS_PER_MINUTE` of `@meshflow/mcp` (kept
+ * here so registering commands loads no package; a test holds the two equal).
+ */
+export const DEFAULT_CALLS_PER_MINUTE = 6_000;
+
+/**
+ * `--calls-per-minute <n>`: the rate limit of the process's one guard (0 = none). `resumed`: the
+ * default is the value the run was started with.
+ */
+export function callsPerMinuteOption(whose: string, resumed = false): Option {
+  const option = new Option(
+    "--calls-per-minute <n>",
+    `guarded tool calls in any 60 s window before ${whose} locks (emergency stop; refused calls name this flag); 0 turns the limit off${resumed ? "; default: the value the run was started with" : ""}`,
+  ).argParser(nonNegativeInt("--calls-per-minute"));
+  return resumed ? option : option.default(DEFAULT_CALLS_PER_MINUTE);
 }
 
 /** Parses a non-negative integer option value (commander's argParser). */

@@ -1,10 +1,10 @@
 import { Option } from "commander";
 import {
   agentsOption,
+  callsPerMinuteOption,
   EXIT_CODES_HELP,
   mcpConfigOption,
   modelOptions,
-  nonNegativeInt,
   positiveInt,
   type Registrar,
   redisOption,
@@ -40,14 +40,7 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
         ],
       ),
     )
-    .addOption(
-      new Option(
-        "--calls-per-minute <n>",
-        "the guard's rate limit: past it, this worker's guard locks (emergency stop); 0 turns the limit off",
-      )
-        .argParser(nonNegativeInt("--calls-per-minute"))
-        .default(6_000),
-    )
+    .addOption(callsPerMinuteOption("this worker's guard"))
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())

@@ -41,6 +41,6 @@ export function formatEvent(event: RunEvent): string | undefined {
     case "story.finished":
       return `${event.storyId} ${mark[event.status]} ${event.status}: ${event.summary}${withTokens(event.tokens)}`;
     case "run.finished":
-      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}`;
+      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}${event.error ? ` (${event.error.code}: ${event.error.message})` : ""}`;
   }
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, normalize } from "node:path";
+import { checkJsonLimits } from "../json/checkJsonLimits.js";
 import { formatJsonPath } from "../json/jsonPath.js";
 import { hasErrors, type Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
@@ -49,6 +50,17 @@ function checkStepKeys(
       });
     }
   }
+  return problems;
+}
+
+/** Scripted `args` nested too deep or too large: refused here, before a run would choke on them. */
+function argumentLimits(story: Story, index: number, file: string): Problem[] {
+  const problems: Problem[] = [];
+  for (const [key, calls] of Object.entries(story.calls ?? {}))
+    calls.forEach((call, i) => {
+      const found = checkJsonLimits(call.args, { prefix: ["userStories", index, "calls", key, i, "args"] });
+      if (found) problems.push({ file, path: found.path, message: found.message, severity: "error" });
+    });
   return problems;
 }
 
@@ -169,7 +181,8 @@ export function validatePrd(data: unknown, context: PrdValidationContext): PrdVa
         });
     }
     const story = StorySchema.safeParse(raw);
-    if (story.success) problems.push(...checkStory(story.data, index, context));
+    if (story.success)
+      problems.push(...checkStory(story.data, index, context), ...argumentLimits(story.data, index, file));
   });
 
   return {

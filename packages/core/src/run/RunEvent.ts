@@ -103,6 +103,11 @@ export type RunEvent =
       blocked: number;
       /** Tokens the run's models used (absent when no model thought). */
       tokens?: TokenCount;
+      /**
+       * Why a run that had started ended `failed` without finishing its stories: an exception in the
+       * runtime (a machine action, an enricher, a store write, the PRD write-back), never a crash.
+       */
+      error?: { code: ErrorCode; message: string };
     });
 
 /** The `type` of a run event. */

@@ -1,8 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { loadRoutingTable, type McpConfig, MeshflowError, type ModelCatalog, type RoutingTable } from "@meshflow/core";
-import { type Guard, type Middleware, refusal } from "@meshflow/mcp";
-import { InlineExecutor } from "@meshflow/queue";
+import type { Guard } from "@meshflow/mcp";
 import { createToolPlane, FileRunStore, loadSpecialists, type Specialist, type ToolPlane } from "@meshflow/runtime";
 
 /** Where the gateway's run tools find PRDs, specialists, routing, skills and the run store. */
@@ -28,8 +27,8 @@ export interface RunToolsOptions {
 
 /**
  * What the run tools share, loaded on first use: the routing table, the specialists, the run store
- * and one tool plane (client pool, chain, resolver) for every run of the gateway. The plane's calls
- * are refused while the gateway's guard is locked, so an emergency stop reaches runs too.
+ * and one tool plane (client pool, chain, resolver) for every run of the gateway. The plane's chain
+ * uses the gateway's guard, so an emergency stop reaches runs too and an unlock releases them.
  */
 export class RunEnvironment {
   readonly store: FileRunStore;
@@ -93,7 +92,9 @@ export class RunEnvironment {
       ...(this.skillsDir ? { skillsDir: this.skillsDir } : {}),
       cacheFile: join(this.store.root, "cache", "classifications.json"),
       pool: { stderrDir: join(this.store.root, "logs") },
-      executor: (chain) => new InlineExecutor(lockMiddleware(this.guard)(chain)),
+      // The gateway's one guard: its rate limit counts the runs' calls, its lock (emergency stop)
+      // refuses them, and flow_diagnose / flow_emergency_unlock see and clear that same state.
+      guard: this.guard,
     }).catch((error: unknown) => {
       this.loadingPlane = undefined;
       throw error;
@@ -123,18 +124,4 @@ export class RunEnvironment {
     this.loadingPlane = undefined;
     if (plane) await (await plane.catch(() => undefined))?.close();
   }
-}
-
-/**
- * Refuses every call while the gateway's guard is locked (an emergency stop reaches runs too); the
- * plane's own chain keeps its rate limit.
- */
-function lockMiddleware(guard: Guard): Middleware {
-  return (next) => (tool, args, ctx) => {
-    const state = guard.state();
-    if (!state.locked) return next(tool, args, ctx);
-    return Promise.resolve(
-      refusal("guard_locked", `${state.lockReason ?? "locked"} (the gateway's guard is locked; ${tool} was not run)`),
-    );
-  };
 }

@@ -1,4 +1,4 @@
-import type { RunEvent } from "@meshflow/core";
+import { type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { RunSession, RunSummary } from "@meshflow/runtime";
 
 /** A run this gateway started. */
@@ -21,9 +21,23 @@ export class RunTracker {
   add(run: Omit<TrackedRun, "events">): TrackedRun {
     const tracked: TrackedRun = { ...run, events: 0 };
     this.runs.set(run.runId, tracked);
-    void run.session.done.then((summary) => {
-      tracked.summary = summary;
-    });
+    // `done` never rejects; should an embedder's session break that promise, the gateway records the
+    // run as failed instead of dying of an unhandled rejection.
+    run.session.done.then(
+      (summary) => {
+        tracked.summary = summary;
+      },
+      (error: unknown) => {
+        tracked.summary = {
+          runId: run.runId,
+          warnings: [],
+          status: "failed",
+          counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
+          environment: false,
+          error: toMeshflowError(error),
+        };
+      },
+    );
     return tracked;
   }
 

@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import type { VerifyCommand } from "@meshflow/core";
+import { runProcess, type VerifyCommand } from "@meshflow/core";
 
 /** Default time limit of one verify command. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 120_000;
-const TAIL_CHARS = 2_000;
 
 /** What one verify command did. */
 export interface VerifyResult {
@@ -17,7 +15,7 @@ export interface VerifyResult {
   signal: string | null;
   timedOut: boolean;
   durationMs: number;
-  /** The last characters of stdout and stderr together. */
+  /** The last lines (at most 20) of stdout, then stderr. */
   tail: string;
   /** Why the command could not start or was refused (cwd outside the folder, not found). */
   error?: string;
@@ -30,8 +28,17 @@ export interface GateResult {
   summary: string;
 }
 
-function tail(text: string): string {
-  return text.length > TAIL_CHARS ? `…${text.slice(-TAIL_CHARS)}` : text;
+/** Lines of a failed command's output that the gate reports (terminal, `flow status`, evidence). */
+export const TAIL_LINES = 20;
+/** Bytes kept of each stream of a verify command: its output never grows memory without bound. */
+const MAX_OUTPUT_BYTES = 64 * 1024;
+const KILL_GRACE_MS = 2_000;
+
+/** The last {@link TAIL_LINES} lines of `text`, each cut to a sane width. */
+function lastLines(text: string): string {
+  const lines = text.replace(/\s+$/, "").split("\n");
+  const kept = lines.slice(-TAIL_LINES).map((l) => (l.length > 400 ? `…${l.slice(-400)}` : l));
+  return `${lines.length > TAIL_LINES ? "…\n" : ""}${kept.join("\n")}`;
 }
 
 function inside(root: string, path: string): boolean {
@@ -39,7 +46,7 @@ function inside(root: string, path: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-function runOne(command: VerifyCommand, root: string, signal: AbortSignal): Promise<VerifyResult> {
+async function runOne(command: VerifyCommand, root: string, signal: AbortSignal): Promise<VerifyResult> {
   const [file, ...args] = command.run;
   const name = command.name ?? command.run.join(" ");
   const cwdRel = command.cwd ?? ".";
@@ -49,42 +56,38 @@ function runOne(command: VerifyCommand, root: string, signal: AbortSignal): Prom
     // Symlinks are resolved so a link cannot lead the command out of the PRD's folder.
     cwd = realpathSync(resolve(root, cwdRel));
   } catch {
-    return Promise.resolve({ ...base, tail: "", error: `cwd "${cwdRel}" does not exist` });
+    return { ...base, tail: "", error: `cwd "${cwdRel}" does not exist` };
   }
   if (!inside(realpathSync(root), cwd))
-    return Promise.resolve({ ...base, tail: "", error: `cwd "${cwdRel}" is outside the PRD's folder` });
+    return { ...base, tail: "", error: `cwd "${cwdRel}" is outside the PRD's folder` };
   const timeout = command.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
-  const start = performance.now();
-  return new Promise((done) => {
-    execFile(
-      file ?? "",
-      args,
-      { cwd, timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, signal, windowsHide: true },
-      (error, stdout, stderr) => {
-        const durationMs = Math.round(performance.now() - start);
-        const output = tail(`${stdout}${stderr}`);
-        if (!error) return done({ ...base, exitCode: 0, durationMs, tail: output });
-        const failure = error as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string | null };
-        if (typeof failure.code === "string" && failure.code !== "ABORT_ERR")
-          return done({ ...base, durationMs, tail: output, error: `${file}: ${failure.message}` });
-        const timedOut = failure.killed === true && !signal.aborted;
-        done({
-          ...base,
-          exitCode: typeof failure.code === "number" ? failure.code : null,
-          signal: failure.signal ?? null,
-          timedOut,
-          durationMs,
-          tail: output,
-          ...(timedOut ? { error: `timed out after ${timeout} ms` } : signal.aborted ? { error: "aborted" } : {}),
-        });
-      },
-    );
+  // Own process group: at the time limit or on abort the whole tree is killed, grandchildren too.
+  const outcome = await runProcess(file ?? "", args, {
+    cwd,
+    timeoutMs: timeout,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    killGraceMs: KILL_GRACE_MS,
+    signal,
   });
+  const output = lastLines(`${outcome.stdout.text}${outcome.stderr.text}`);
+  const result = {
+    ...base,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    durationMs: outcome.durationMs,
+    tail: output,
+  };
+  if (outcome.spawnError) return { ...result, error: `${file}: ${outcome.spawnError.message}` };
+  if (outcome.timedOut) return { ...result, error: `timed out after ${timeout} ms` };
+  if (outcome.aborted) return { ...result, error: "aborted" };
+  return result;
 }
 
 /**
- * The completion gate: runs a story's `verify` commands in order (execFile, no shell), each in a
- * working directory confined to the PRD's folder, with a time limit, keeping the tail of the output.
+ * The completion gate: runs a story's `verify` commands in order (no shell), each in a working
+ * directory confined to the PRD's folder, in a process group of its own killed whole at its time
+ * limit, with bounded output; a failure's summary ends with the last 20 lines of its output.
  * Passes when every command exits 0; stops at the first that does not.
  */
 export async function runVerify(
@@ -98,7 +101,8 @@ export async function runVerify(
     results.push(result);
     if (result.exitCode !== 0) {
       const why = result.error ?? `exit code ${result.exitCode ?? result.signal}`;
-      return { passed: false, results, summary: `verify "${result.name}" failed: ${why}` };
+      const shown = result.tail ? `\n${result.tail.replace(/^/gm, "  | ")}` : "";
+      return { passed: false, results, summary: `verify "${result.name}" failed: ${why}${shown}` };
     }
   }
   const n = commands.length;

@@ -1,4 +1,5 @@
 import {
+  checkJsonLimits,
   type ErrorCode,
   parseQualifiedName,
   type RunEvent,
@@ -24,6 +25,12 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "outcome_unknown",
   "aborted",
 ]);
+
+/**
+ * Failures that say nothing about the tool, only that its server died or did not answer in time
+ * (a Ctrl-C that reached the servers, a crash): a resume runs a safe call that ended so again.
+ */
+const TRANSIENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["server_crashed", "call_timeout"]);
 
 /** One call as the story's evidence records it. */
 export interface CallEvidence {
@@ -108,8 +115,24 @@ export async function callTool(
   const { runId, storyId, step } = scope;
   log.seq += 1;
   const key = `${runId}/${storyId}/step${step}/${log.seq}`;
-  const argsDigest = digestOf(args);
   const base = { runId, storyId, step, key };
+  // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
+  // would overflow the stack.
+  const tooBig = checkJsonLimits(args);
+  if (tooBig) {
+    const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
+    scope.emit({ type: "tool.refused", time: now(), ...base, tool: name, code: "invalid_arguments", message });
+    log.evidence.push({
+      key,
+      name,
+      tool: name,
+      argsDigest: "none (arguments over the limits)",
+      isError: true,
+      code: "invalid_arguments",
+    });
+    return refusal("invalid_arguments", message);
+  }
+  const argsDigest = digestOf(args);
   const refuse = (code: ErrorCode, message: string, tool = name, destructive?: boolean): ToolResult => {
     const mark = destructive === undefined ? {} : { destructive };
     scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message, ...mark });
@@ -184,7 +207,11 @@ export async function callTool(
     return result;
   };
   const entry = await scope.journal.get(key);
-  if (entry?.state === "finished" && entry.result) {
+  // Read-only and idempotent calls may run twice: one that ended with a transient failure runs
+  // again instead of replaying the failure.
+  const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
+  const transient = entry?.result?.isError === true && TRANSIENT.has(entry.result.code ?? "internal");
+  if (entry?.state === "finished" && entry.result && !(safe && transient)) {
     if (entry.tool !== qualified || entry.argsDigest !== argsDigest) {
       log.unknown.push(key);
       return refuse(
@@ -196,7 +223,6 @@ export async function callTool(
     return conclude(entry.result, entry.durationMs ?? 0, true);
   }
   if (entry?.state === "started") {
-    const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
     if (!safe) {
       log.unknown.push(key);
       return refuse(

@@ -1,5 +1,5 @@
+import { type ProcessOutcome, runProcess } from "@meshflow/core";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
-import { type ProcessOutcome, runProcess } from "./runProcess.js";
 import type { ToolContext } from "./ToolContext.js";
 
 /**

@@ -1,8 +1,8 @@
+import { type ProcessOutcome, runProcess, type StreamTail } from "@meshflow/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { RunCommandResult } from "../../WorkspaceResults.js";
 import { WorkspaceToolError } from "../../WorkspaceToolError.js";
-import { type ProcessOutcome, runProcess, type StreamTail } from "../runProcess.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
 

@@ -1,0 +1,52 @@
+import { formatJsonPath } from "./jsonPath.js";
+
+/** Deepest nesting of objects and arrays allowed in tool arguments. */
+export const MAX_ARGUMENT_DEPTH = 64;
+/** Largest tool arguments allowed, in bytes of their JSON text. */
+export const MAX_ARGUMENT_BYTES = 1_048_576;
+
+/** What {@link checkJsonLimits} found: where, and a message naming the limit. */
+export interface JsonLimitProblem {
+  /** JSON path under the checked value (`$.a.b[0]`), prefixed with the caller's path. */
+  path: string;
+  message: string;
+}
+
+/**
+ * Checks a JSON-like value against a nesting depth and a size limit without recursion, so a value
+ * nested thousands deep is reported instead of overflowing the stack of whoever walks it next
+ * (schema validation, digests, `JSON.stringify`). Returns the first problem, or undefined.
+ *
+ * @example
+ * checkJsonLimits(args, { prefix: ["userStories", 0, "calls", "step1", 0, "args"] });
+ */
+export function checkJsonLimits(
+  value: unknown,
+  options: { maxDepth?: number; maxBytes?: number; prefix?: readonly PropertyKey[] } = {},
+): JsonLimitProblem | undefined {
+  const maxDepth = options.maxDepth ?? MAX_ARGUMENT_DEPTH;
+  const maxBytes = options.maxBytes ?? MAX_ARGUMENT_BYTES;
+  const prefix = options.prefix ?? [];
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
+  while (stack.length) {
+    const item = stack.pop();
+    if (!item || typeof item.value !== "object" || item.value === null) continue;
+    if (item.path.length >= maxDepth)
+      return {
+        path: formatJsonPath([...prefix, ...item.path]),
+        message: `nested deeper than ${maxDepth} levels (the limit of tool arguments)`,
+      };
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(item.value)
+      ? item.value.map((v, i) => [i, v])
+      : Object.entries(item.value);
+    for (const [key, child] of entries) stack.push({ value: child, path: [...item.path, key] });
+  }
+  // Within the depth limit, serialising is safe.
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+  if (bytes > maxBytes)
+    return {
+      path: formatJsonPath(prefix),
+      message: `${bytes} bytes of JSON, more than ${maxBytes} (the limit of tool arguments)`,
+    };
+  return undefined;
+}
