@@ -74,7 +74,7 @@ describe("design-agent", () => {
     const blocked = await harness.run(designAgent, { step: 11, stepServers: ["workspace"] });
     expect(blocked.status).toBe("blocked");
     expect(blocked.summary).toBe(
-      'no UI files to check and no calls for step 11: name them in agentConfig["design-agent"].uiFiles or add calls',
+      'no UI files to check, no calls for step 11 and no model: name them in agentConfig["design-agent"].uiFiles, add calls or configure a model',
     );
 
     const scripted = await harness.run(designAgent, {

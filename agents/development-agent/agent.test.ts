@@ -85,7 +85,9 @@ describe("development-agent", () => {
   it("is blocked without a plan", async () => {
     const run = await harness.run(developmentAgent, { step: 1, stepServers: ["memory"] });
     expect(run.status).toBe("blocked");
-    expect(run.summary).toBe("no plan for step 1: add calls or configure a model");
+    expect(run.summary).toBe(
+      'no plan for step 1: add calls for step1 to US-TEST, or configure a model (--model, "model" in the PRD or story, FLOW_MODEL)',
+    );
     expect(run.calls).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
 import { gatewaySuite } from "./suites/gateway.js";
 import { mcpSuite } from "./suites/mcp.js";
+import { modelSuite } from "./suites/model.js";
 import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runtimeSuite } from "./suites/runtime.js";
@@ -14,6 +15,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   gateway: gatewaySuite,
   mcp: mcpSuite,
+  model: modelSuite,
   queue: queueSuite,
   resolver: resolverSuite,
   runtime: runtimeSuite,

@@ -21,16 +21,17 @@ export const FAST_FAILOVER = ["--lock-duration", "3000", "--stalled-interval", "
 
 /**
  * Starts `flow worker --redis <url> …args` in the workspace (its `.mcp.json`, the fixture agents,
- * its folder as working directory) and waits until it is processing.
+ * its folder as working directory, `env` on top) and waits until it is processing.
  */
 export async function startFlowWorker(
   ws: Pick<FlowWorkspace, "dir">,
   redisUrl: string,
   args: readonly string[] = [],
+  env: Record<string, string | undefined> = {},
 ): Promise<FlowWorker> {
   const child = spawn(process.execPath, [FLOW_BIN, "worker", "--redis", redisUrl, ...args], {
     cwd: ws.dir,
-    env: flowEnv({ FLOW_HOME: undefined, FLOW_REDIS_URL: undefined, FLOW_AGENTS: FIXTURE_AGENTS }),
+    env: flowEnv({ FLOW_HOME: undefined, FLOW_REDIS_URL: undefined, FLOW_AGENTS: FIXTURE_AGENTS, ...env }),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

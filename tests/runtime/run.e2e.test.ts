@@ -110,7 +110,7 @@ describe("flow run", () => {
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
     const runId = events[0]?.runId ?? "";
     const evidence = evidenceOf(ws.dir, runId, "US-001");
-    expect(evidence.gate.results[0]).toMatchObject({ exitCode: 2, tail: "typecheck: 1 error\n" });
+    expect(evidence.gate.results[0]).toMatchObject({ exitCode: 2, tail: "typecheck: 1 error" });
   });
 
   it("an unresolvable name and an out-of-repertoire tool are explicit refusals", async () => {

@@ -4,6 +4,9 @@ import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import { type QueueSettings, queueSettings } from "./QueueSettings.js";
 
+/** Tokens of model turns (a step's, a story's). */
+const TokensSchema = z.object({ input: z.number(), output: z.number(), turns: z.number().int() });
+
 /** One step of a queued story, as `flow status --redis` shows it. */
 export const QueuedStepSchema = z.object({
   step: z.number().int(),
@@ -12,6 +15,7 @@ export const QueuedStepSchema = z.object({
   summary: z.string(),
   calls: z.number().int(),
   refusals: z.array(z.object({ tool: z.string(), code: z.string(), message: z.string() })),
+  tokens: TokensSchema.optional(),
 });
 
 /** One story of a queued run: its outcome, steps and gate, and the PRD note for a passed story. */
@@ -25,6 +29,7 @@ export const QueuedStorySchema = z.object({
   note: z.string().optional(),
   /** The worker that ran it last. */
   worker: z.string().optional(),
+  tokens: TokensSchema.optional(),
 });
 
 /** One story of a queued run. */

@@ -7,6 +7,7 @@ const REPORTED: ReadonlySet<RunEvent["type"]> = new Set([
   "story.started",
   "step.started",
   "step.finished",
+  "model.turn",
   "gate.finished",
   "story.finished",
 ]);
