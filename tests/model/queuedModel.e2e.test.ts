@@ -54,7 +54,7 @@ describe("queued runs with a model", () => {
       "--json",
     ]);
     expect(enqueued.code, enqueued.stderr).toBe(0);
-    const [{ runId }] = JSON.parse(enqueued.stdout).runs as Array<{ runId: string }>;
+    const runId = (JSON.parse(enqueued.stdout).runs as Array<{ runId: string }>)[0]?.runId ?? "";
     const run = await finishedRun(url, runId, { prefix });
     expect(run.status).toBe("passed");
     expect(ws.read("q.txt")).toBe("queued\n");
