@@ -5,7 +5,8 @@ export {
   MeshflowError,
   toMeshflowError,
 } from "./errors/MeshflowError.js";
-export { type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export { processAlive } from "./fs/processAlive.js";
+export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
 export { formatJsonPath } from "./json/jsonPath.js";
 export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
 export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";

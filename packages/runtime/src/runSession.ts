@@ -347,7 +347,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     const state = actor.getSnapshot();
     const context: ChiefContext = state.context;
     await runner?.drain();
-    writer?.flush();
+    writer?.close();
     const value = state.value;
     const status: RunSummary["status"] =
       value === "aborted"
