@@ -5,6 +5,7 @@ export {
   MeshflowError,
   toMeshflowError,
 } from "./errors/MeshflowError.js";
+export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
 export { processAlive } from "./fs/processAlive.js";
 export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
 export { formatJsonPath } from "./json/jsonPath.js";
