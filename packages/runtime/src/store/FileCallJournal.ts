@@ -7,6 +7,8 @@ type Line =
   | { state: "started"; key: string; tool: string; argsDigest: string; at: string }
   | { state: "finished"; key: string; result: ToolResult; durationMs: number; at: string };
 
+/** Owner only, like the run folder: results are kept verbatim and may contain secrets. */
+const OWNER_ONLY = 0o600;
 /**
  * The call journal of one run as an append-only file (`journal.ndjson`): a `started` line before a
  * call is submitted, a `finished` line with the result after. Lines are written with one `write(2)`
@@ -50,7 +52,7 @@ export class FileCallJournal implements CallJournal {
 
   #append(line: Line): void {
     this.#beforeWrite();
-    this.#fd ??= openSync(this.#file, "a");
+    this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
     writeSync(this.#fd, `${JSON.stringify(line)}\n`);
     this.#apply(line);
   }

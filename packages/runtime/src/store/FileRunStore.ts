@@ -37,6 +37,9 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
 }
 
+/** Mode of every file of a run: tool results are kept verbatim and may contain secrets. */
+const OWNER_ONLY = 0o600;
+
 /** Snapshot log size past which it is compacted to its last line. */
 const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
 
@@ -190,7 +193,7 @@ class FileRunHandle implements RunHandle {
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
     this.journal = new FileCallJournal(join(dir, "journal.ndjson"), () => this.flushEvents());
-    this.#events = openSync(join(dir, "events.ndjson"), "a");
+    this.#events = openSync(join(dir, "events.ndjson"), "a", OWNER_ONLY);
     const snapshots = join(dir, "snapshot.ndjson");
     this.#snapshotFile = snapshots;
     this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
@@ -230,7 +233,7 @@ class FileRunHandle implements RunHandle {
   }
 
   #writeRecord(): void {
-    writeFileAtomic(join(this.#dir, "run.json"), `${JSON.stringify(this.#record, null, 2)}\n`);
+    writeFileAtomic(join(this.#dir, "run.json"), `${JSON.stringify(this.#record, null, 2)}\n`, { mode: OWNER_ONLY });
   }
 
   appendEvent(event: RunEvent): void {
@@ -259,11 +262,11 @@ class FileRunHandle implements RunHandle {
     if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
       if (this.#snapshots !== undefined) closeSync(this.#snapshots);
       this.#snapshots = undefined;
-      writeFileAtomic(file, line);
+      writeFileAtomic(file, line, { mode: OWNER_ONLY });
       this.#snapshotBytes = line.length;
       return;
     }
-    this.#snapshots ??= openSync(file, "a");
+    this.#snapshots ??= openSync(file, "a", OWNER_ONLY);
     writeSync(this.#snapshots, line);
     this.#snapshotBytes += line.length;
   }
@@ -273,13 +276,13 @@ class FileRunHandle implements RunHandle {
   }
 
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
-    this.#evidence ??= openSync(this.evidenceFile, "a");
+    this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
     writeSync(this.#evidence, `${JSON.stringify({ storyId, ...evidence })}\n`);
     return this.evidenceFile;
   }
 
   log(entry: Record<string, unknown>): void {
-    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a");
+    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a", OWNER_ONLY);
     writeSync(this.#log, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
   }
 
