@@ -37,6 +37,19 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
       positiveInt,
     )
     .option("--allowed-host <name>", "another hostname clients may use in Host/Origin (repeatable)", collect)
+    .addOption(
+      new Option(
+        "--max-sessions <n>",
+        "HTTP sessions open at once; a new client past it closes the one idle the longest",
+      )
+        .argParser(positiveInt)
+        .default(100),
+    )
+    .addOption(
+      new Option("--session-idle <minutes>", "an HTTP session without requests for this long is closed")
+        .argParser(positiveInt)
+        .default(30),
+    )
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())
