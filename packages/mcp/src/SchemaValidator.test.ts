@@ -57,7 +57,11 @@ describe("SchemaValidator", () => {
     const validator = new SchemaValidator();
     const first = tool({ $id: "https://example.com/t.json", type: "object", properties: { n: { type: "number" } } });
     expect(validator.check(first, { n: "x" })).toMatchObject({ ok: false });
-    const rediscovered = tool({ $id: "https://example.com/t.json", type: "object", properties: { n: { type: "string" } } });
+    const rediscovered = tool({
+      $id: "https://example.com/t.json",
+      type: "object",
+      properties: { n: { type: "string" } },
+    });
     expect(validator.check(rediscovered, { n: "x" })).toEqual({ ok: true });
     expect(validator.check(rediscovered, { n: 1 })).toMatchObject({ ok: false });
   });
