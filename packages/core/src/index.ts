@@ -5,7 +5,9 @@ export {
   MeshflowError,
   toMeshflowError,
 } from "./errors/MeshflowError.js";
-export { type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
+export { processAlive } from "./fs/processAlive.js";
+export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
 export {
   checkJsonLimits,
   type JsonLimitProblem,

@@ -77,6 +77,7 @@ export class Gateway {
   /** Runs started through `flow_run_prd` in this process. */
   readonly runs = new RunTracker();
   private serveInfo: ServeInfo = { transport: "in-process", auth: "none" };
+  private sessionStats: (() => NonNullable<ServeInfo["sessions"]>) | undefined;
   private runEnvironment: RunEnvironment | undefined;
 
   private constructor(hub: ToolsetServer, pool: ClientPool, failures: ServerFailure[]) {
@@ -125,7 +126,11 @@ export class Gateway {
       ...(env ? [...runTools({ env, tracker: gateway.runs }), ...planTools(env, hub)] : []),
       diagnoseTool({
         hub,
-        serve: () => gateway.serveInfo,
+        serve: () => ({
+          ...gateway.serveInfo,
+          ...(gateway.sessionStats ? { sessions: gateway.sessionStats() } : {}),
+          runsInMemory: gateway.runs.size(),
+        }),
         secrets: options.secrets ?? [],
         version: GATEWAY_VERSION,
         activeRuns: () =>
@@ -161,8 +166,9 @@ export class Gateway {
   }
 
   /** Records how clients reach the gateway (shown by `flow_diagnose`). */
-  setServeInfo(info: ServeInfo): void {
+  setServeInfo(info: ServeInfo, sessionStats?: () => NonNullable<ServeInfo["sessions"]>): void {
     this.serveInfo = info;
+    this.sessionStats = sessionStats;
   }
 
   /** Builds the server of one client connection from its `initialize` request. */

@@ -15,6 +15,7 @@ export { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
 export { RunTracker, type TrackedRun } from "./runs/RunTracker.js";
 export {
   assertBindAllowed,
+  DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
   type HttpServeOptions,
   MAX_BODY_BYTES,

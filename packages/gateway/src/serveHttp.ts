@@ -21,6 +21,11 @@ export interface HttpServeOptions extends ListenAddress {
   allowedHosts?: readonly string[];
   /** A session with no request and no open stream for this long is closed (default 30 min). */
   sessionIdleMs?: number;
+  /**
+   * Sessions open at once (default {@link DEFAULT_MAX_SESSIONS}): a new client past it closes the
+   * session idle the longest; when every session is busy it gets 503.
+   */
+  maxSessions?: number;
   /** Refused requests: bad host, missing or wrong token. */
   onRefused?: (refusal: { status: number; reason: string; remote: string | undefined }) => void;
 }
@@ -32,12 +37,16 @@ export interface RunningHttp {
   port: number;
   /** Client sessions open now. */
   sessionCount(): number;
+  /** The most sessions that were open at once. */
+  peakSessions(): number;
   /** Stops listening and closes every session. */
   close(): Promise<void>;
 }
 
 /** Default idle time after which a session is closed: one-shot clients rarely say goodbye. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** Default cap on open sessions: each holds a server, its tool list and buffers (about 150 KB). */
+export const DEFAULT_MAX_SESSIONS = 100;
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
@@ -106,6 +115,20 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   for (const h of options.allowedHosts ?? []) allowed.add(h.toLowerCase());
 
   const sessions = new Map<string, HttpSession>();
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  /** Initialize requests in progress: they become sessions, so they count against the cap. */
+  let opening = 0;
+  let peak = 0;
+  /** Closes the session idle the longest to make room; false when every session is busy. */
+  const evictIdlest = (): boolean => {
+    let idlest: [string, HttpSession] | undefined;
+    for (const entry of sessions)
+      if (entry[1].open <= 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
+    if (!idlest) return false;
+    sessions.delete(idlest[0]);
+    void idlest[1].close().catch(() => undefined);
+    return true;
+  };
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers = {}) => {
     options.onRefused?.({ status, reason, remote: req.socket.remoteAddress });
     sendJson(res, status, rpcError(-32000, reason), headers);
@@ -116,20 +139,31 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       refuse(req, res, 400, "no valid session: send an initialize request first (without an mcp-session-id header)");
       return;
     }
-    const { server } = gateway.openSession(body.params);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close(), lastSeen: Date.now(), open: 0 });
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // An initialize the transport refused leaves a server no session will ever reach.
-    if (!transport.sessionId) await server.close();
+    while (sessions.size + opening >= maxSessions)
+      if (!evictIdlest())
+        return refuse(req, res, 503, `too many sessions (${maxSessions}, all busy): retry later`, {
+          "retry-after": "5",
+        });
+    opening++;
+    try {
+      const { server } = gateway.openSession(body.params);
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, close: () => server.close(), lastSeen: Date.now(), open: 0 });
+          peak = Math.max(peak, sessions.size);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+      // An initialize the transport refused leaves a server no session will ever reach.
+      if (!transport.sessionId) await server.close();
+    } finally {
+      opening--;
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -203,11 +237,16 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const port = (http.address() as AddressInfo).port;
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${shown}:${port}${MCP_PATH}`;
-  gateway.setServeInfo({ transport: "http", url, auth: token ? "bearer" : "none" });
+  gateway.setServeInfo({ transport: "http", url, auth: token ? "bearer" : "none" }, () => ({
+    open: sessions.size,
+    peak,
+    max: maxSessions,
+  }));
   return {
     url,
     port,
     sessionCount: () => sessions.size,
+    peakSessions: () => peak,
     close: async () => {
       clearInterval(sweep);
       const open = [...sessions.values()];

@@ -50,6 +50,22 @@ describe("SchemaValidator", () => {
     expect(new SchemaValidator().check(descriptor, { n: 1 })).toMatchObject({ ok: false });
   });
 
+  // Regression: ajv cached every compiled schema by object and `$id` for the life of the process, so a
+  // long-lived server kept each rediscovered tool's validator, and a tool whose schema changed under the
+  // same `$id` could no longer be compiled ("already exists"), leaving its arguments unchecked.
+  it("frees compiled schemas with their descriptors: a changed schema with the same $id is checked", () => {
+    const validator = new SchemaValidator();
+    const first = tool({ $id: "https://example.com/t.json", type: "object", properties: { n: { type: "number" } } });
+    expect(validator.check(first, { n: "x" })).toMatchObject({ ok: false });
+    const rediscovered = tool({
+      $id: "https://example.com/t.json",
+      type: "object",
+      properties: { n: { type: "string" } },
+    });
+    expect(validator.check(rediscovered, { n: "x" })).toEqual({ ok: true });
+    expect(validator.check(rediscovered, { n: 1 })).toMatchObject({ ok: false });
+  });
+
   it("handles 2020-12 schemas and string formats", () => {
     const validator = new SchemaValidator();
     const schema = tool({

@@ -28,7 +28,8 @@ const OPTIONS: Options = {
 
 /**
  * Validates tool arguments against the tools' input JSON Schemas with ajv. Each schema is compiled
- * once (per descriptor object: a rediscovered tool gets a fresh validator) and reused for every call.
+ * once (per descriptor object: a rediscovered tool gets a fresh validator) and reused for every call;
+ * the compiled validator is freed with its descriptor (ajv's own cache does not keep it).
  */
 export class SchemaValidator {
   private readonly compiled = new WeakMap<ToolDescriptor, Compiled>();
@@ -48,10 +49,16 @@ export class SchemaValidator {
   }
 
   private compile(schema: Record<string, unknown>): Compiled {
+    const ajv = this.ajvFor(schema);
     try {
-      return { validate: this.ajvFor(schema).compile(schema) };
+      return { validate: ajv.compile(schema) };
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      // ajv keeps every compiled schema (by object and by `$id`) for good; the validator lives with its
+      // tool descriptor instead, so a long-lived server's rediscovered tools do not pile up, and a
+      // changed schema with the same `$id` compiles again.
+      ajv.removeSchema(schema);
     }
   }
 

@@ -376,7 +376,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
     const context: ChiefContext = state.context;
     try {
       await runner?.drain();
-      writer?.flush();
+      writer?.close();
     } catch (error) {
       crashed ??= toMeshflowError(error);
     }

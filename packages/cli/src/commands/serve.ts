@@ -25,6 +25,10 @@ export interface ServeCommandOptions extends ModelFlags {
   toolsetConfig?: string;
   callsPerMinute?: number;
   allowedHost?: string[];
+  /** `--max-sessions`: HTTP sessions open at once. */
+  maxSessions?: number;
+  /** `--session-idle`: minutes after which an idle HTTP session is closed. */
+  sessionIdle?: number;
   mcpConfig?: string;
   routing?: string;
   agents?: string[] | string;
@@ -152,6 +156,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
         ...listen,
         token,
         ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+        ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
+        ...(options.sessionIdle ? { sessionIdleMs: options.sessionIdle * 60_000 } : {}),
         onRefused: (r) => log(`HTTP ${r.status} for ${r.remote ?? "?"}: ${r.reason}`),
       });
       log(`listening on ${running.url} (${token ? "bearer token required" : "no token: loopback only"}); ${summary}`);

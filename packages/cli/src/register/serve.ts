@@ -5,6 +5,7 @@ import {
   EXIT_CODES_HELP,
   mcpConfigOption,
   modelOptions,
+  positiveInt,
   type Registrar,
   routingOption,
   skillsOption,
@@ -28,6 +29,19 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
     )
     .addOption(callsPerMinuteOption("the gateway's guard (its clients' calls and its runs' calls)"))
     .option("--allowed-host <name>", "another hostname clients may use in Host/Origin (repeatable)", collect)
+    .addOption(
+      new Option(
+        "--max-sessions <n>",
+        "HTTP sessions open at once; a new client past it closes the one idle the longest",
+      )
+        .argParser(positiveInt("--max-sessions"))
+        .default(100),
+    )
+    .addOption(
+      new Option("--session-idle <minutes>", "an HTTP session without requests for this long is closed")
+        .argParser(positiveInt("--session-idle"))
+        .default(30),
+    )
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())

@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   "specialist_invalid",
   "prd_changed",
   "run_locked",
+  "prd_busy",
   "outcome_unknown",
   "aborted",
   "run_not_found",

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFileAtomic } from "./writeFileAtomic.js";
+import { removeStaleTempFiles, writeFileAtomic } from "./writeFileAtomic.js";
 
 describe("writeFileAtomic", () => {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-atomic-"));
@@ -27,5 +27,25 @@ describe("writeFileAtomic", () => {
     mkdirSync(join(target, "inside"), { recursive: true });
     expect(() => writeFileAtomic(target, "x")).toThrow();
     expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("leaves the file and no temp file when beforeRename says no", () => {
+    const file = join(dir, "checked.json");
+    writeFileSync(file, "old");
+    expect(writeFileAtomic(file, "new", { beforeRename: () => false })).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe("old");
+    expect(readdirSync(dir).filter((name) => name.startsWith(".checked.json."))).toEqual([]);
+  });
+
+  it("removes the temp files of dead writers only", () => {
+    const folder = mkdtempSync(join(tmpdir(), "meshflow-stale-"));
+    const file = join(folder, "prd.json");
+    writeFileSync(file, "{}");
+    // pid 999999999 is above any pid_max; the parent of this process is alive.
+    const dead = ".prd.json.999999999.3.tmp";
+    const alive = `.prd.json.${process.ppid}.0.tmp`;
+    for (const name of [dead, alive, ".other.json.999999999.0.tmp"]) writeFileSync(join(folder, name), "");
+    expect(removeStaleTempFiles(file)).toEqual([dead]);
+    expect(readdirSync(folder).sort()).toEqual([".other.json.999999999.0.tmp", alive, "prd.json"].sort());
   });
 });

@@ -1,5 +1,16 @@
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { processAlive } from "./processAlive.js";
 
 let counter = 0;
 
@@ -9,28 +20,65 @@ export interface WriteFileAtomicOptions {
   fsync?: boolean;
   /** File mode of the new file (default 0o644); pass the old file's mode to keep it. */
   mode?: number;
+  /**
+   * Called after the temp file is written, right before the rename: returning false abandons the
+   * write (the temp file is removed, the file is left as it is) and makes the call return false.
+   */
+  beforeRename?: () => boolean;
 }
+
+/** The temp files of this writer are `.<name>.<pid>.<n>.tmp`, so a dead writer's leftovers are known. */
+const tempName = (file: string, pid: number, n: number) => `.${basename(file)}.${pid}.${n}.tmp`;
 
 /**
  * Replaces a file's content atomically: a temp file in the same folder (created with its parents), then
  * rename. A reader, or a crash at any moment, sees the old content or the new, never half of it; a
- * failed rename leaves no temp file behind.
+ * failed write or rename leaves no temp file behind. Returns false when `beforeRename` said no.
  */
-export function writeFileAtomic(file: string, data: string, options: WriteFileAtomicOptions = {}): void {
+export function writeFileAtomic(file: string, data: string, options: WriteFileAtomicOptions = {}): boolean {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${counter++}.tmp`);
-  const fd = openSync(temp, "w", options.mode ?? 0o644);
+  const temp = join(dirname(file), tempName(file, process.pid, counter++));
   try {
-    writeSync(fd, data);
-    if (options.mode !== undefined) fchmodSync(fd, options.mode);
-    if (options.fsync) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    const fd = openSync(temp, "w", options.mode ?? 0o644);
+    try {
+      writeSync(fd, data);
+      if (options.mode !== undefined) fchmodSync(fd, options.mode);
+      if (options.fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (options.beforeRename && !options.beforeRename()) {
+      rmSync(temp, { force: true });
+      return false;
+    }
     renameSync(temp, file);
+    return true;
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * Removes the temp files {@link writeFileAtomic} left beside `file` when its process was killed
+ * mid-write (`.<name>.<pid>.<n>.tmp` whose pid is no longer alive). Returns the names removed.
+ */
+export function removeStaleTempFiles(file: string): string[] {
+  const prefix = `.${basename(file)}.`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
+    const match = /^(\d+)\.(\d+)\.tmp$/.exec(name.slice(prefix.length));
+    const pid = Number(match?.[1]);
+    if (!match || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(dirname(file), name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -39,6 +39,8 @@ export interface StdioServerConfig {
   argsAsWritten: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The values `${VAR}` references took from the environment: masked wherever they appear. */
+  expandedValues?: string[];
 }
 
 /** A Streamable HTTP server, expanded and ready to connect. */
@@ -49,6 +51,8 @@ export interface HttpServerConfig {
   /** `url` as written in the file, before `${VAR}` expansion (what diagnostics print). */
   urlAsWritten: string;
   headers: Record<string, string>;
+  /** The values `${VAR}` references took from the environment: masked wherever they appear. */
+  expandedValues?: string[];
 }
 
 /** One configured MCP server. */

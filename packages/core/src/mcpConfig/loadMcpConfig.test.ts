@@ -73,6 +73,7 @@ describe("loadMcpConfig", () => {
       argsAsWritten: ["-y", "server-fs", "${ROOT:-/srv}"],
       env: { TOKEN: "t0k" },
       cwd: join(dir, "cfg"),
+      expandedValues: ["t0k"],
     });
     expect(config.servers.get("tools")).toMatchObject({ cwd: join(dir, "cfg", "sub") });
     expect(config.servers.get("remote")).toMatchObject({
@@ -80,6 +81,8 @@ describe("loadMcpConfig", () => {
       url: "https://mcp.example.com/mcp",
       headers: { Authorization: "Bearer t0k" },
     });
+    // The values taken from the environment, not the defaults written in the file.
+    expect(config.servers.get("remote")?.expandedValues).toEqual(["mcp.example.com", "t0k"]);
     expect(config.servers.get("bare")).toMatchObject({ transport: "http", headers: {} });
   });
 

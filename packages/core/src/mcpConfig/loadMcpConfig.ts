@@ -70,12 +70,15 @@ function expandStrings(
   values: Record<string, string> | string[],
   env: Readonly<Record<string, string | undefined>>,
   problems: Problem[],
+  expanded: string[],
 ): void {
   for (const [key, raw] of Object.entries(values)) {
     const result = expandEnv(raw, env);
     const path = formatJsonPath([...base, Array.isArray(values) ? Number(key) : key]);
-    if (result.ok) (values as Record<string, string>)[key] = result.value;
-    else
+    if (result.ok) {
+      (values as Record<string, string>)[key] = result.value;
+      expanded.push(...result.values);
+    } else
       for (const name of result.missing)
         problems.push({
           file,
@@ -111,9 +114,10 @@ function parseServer(
     const { command, args, env: serverEnv, cwd } = parsed.data;
     const argsAsWritten = [...args];
     const strings = { command, cwd: cwd ?? "." };
-    expandStrings(file, base, strings, env, problems);
-    expandStrings(file, [...base, "args"], args, env, problems);
-    expandStrings(file, [...base, "env"], serverEnv, env, problems);
+    const expandedValues: string[] = [];
+    expandStrings(file, base, strings, env, problems, expandedValues);
+    expandStrings(file, [...base, "args"], args, env, problems, expandedValues);
+    expandStrings(file, [...base, "env"], serverEnv, env, problems, expandedValues);
     if (problems.length) return { problems };
     return {
       server: {
@@ -124,6 +128,7 @@ function parseServer(
         argsAsWritten,
         env: serverEnv,
         cwd: resolve(configDir, strings.cwd),
+        ...(expandedValues.length ? { expandedValues: [...new Set(expandedValues)] } : {}),
       },
       problems,
     };
@@ -133,8 +138,9 @@ function parseServer(
     if (!parsed.success) return { problems: zodProblems(file, parsed.error.issues, base) };
     const strings = { url: parsed.data.url };
     const headers = parsed.data.headers;
-    expandStrings(file, base, strings, env, problems);
-    expandStrings(file, [...base, "headers"], headers, env, problems);
+    const expandedValues: string[] = [];
+    expandStrings(file, base, strings, env, problems, expandedValues);
+    expandStrings(file, [...base, "headers"], headers, env, problems, expandedValues);
     if (problems.length) return { problems };
     let url: URL;
     try {
@@ -145,7 +151,14 @@ function parseServer(
     if (url.protocol !== "http:" && url.protocol !== "https:")
       return fail(`expected an http(s) URL, found protocol "${url.protocol}"`, [...base, "url"]);
     return {
-      server: { name, transport: "http", url: url.toString(), urlAsWritten: parsed.data.url, headers },
+      server: {
+        name,
+        transport: "http",
+        url: url.toString(),
+        urlAsWritten: parsed.data.url,
+        headers,
+        ...(expandedValues.length ? { expandedValues: [...new Set(expandedValues)] } : {}),
+      },
       problems,
     };
   }
@@ -187,11 +200,12 @@ export function loadMcpConfig(options: LoadMcpConfigOptions = {}): McpConfig {
 }
 
 /**
- * A copy of a server config safe to print: env and header values become `***`, and args show their
- * `${VAR}` references as written rather than the expanded values.
+ * A copy of a server config safe to print: env and header values become `***`, args show their
+ * `${VAR}` references as written rather than the expanded values, and `expandedValues` is left out.
  */
-export function redactServerConfig(server: McpServerConfig): McpServerConfig {
+export function redactServerConfig(config: McpServerConfig): McpServerConfig {
   const mask = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, "***"]));
+  const { expandedValues: _secret, ...server } = config;
   if (server.transport === "stdio")
     return {
       ...server,

@@ -15,6 +15,10 @@ export interface ServeInfo {
   /** `http://host:port/mcp` for HTTP. */
   url?: string;
   auth: "bearer" | "none";
+  /** HTTP sessions: open now, the most open at once, the cap (`--max-sessions`). */
+  sessions?: { open: number; peak: number; max: number };
+  /** Runs held in memory: in progress, and ended ones remembered (older ones are in the run store only). */
+  runsInMemory?: { active: number; finished: number };
 }
 
 /** What `flow_diagnose` reads. */

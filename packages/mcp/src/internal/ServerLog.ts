@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { StderrTail } from "./StderrTail.js";
 import { scrubText } from "./secrets.js";
@@ -51,8 +51,15 @@ export class ServerLog {
     const dir = this.options.dir;
     if (!dir) return;
     if (!this.stream) {
-      mkdirSync(dir, { recursive: true });
-      this.stream = createWriteStream(join(dir, `${this.server}.log`), { flags: "a" });
+      // Owner only: a server's stderr may say more than it should, even with the config's secrets masked.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const file = join(dir, `${this.server}.log`);
+      this.stream = createWriteStream(file, { flags: "a", mode: 0o600 });
+      try {
+        chmodSync(file, 0o600); // a log created by an earlier version may be world-readable
+      } catch {
+        // Created by the stream when it opens; it has the mode above then.
+      }
       this.stream.on("error", () => {
         // A log that cannot be written must not take the server down with it.
         this.stream = undefined;

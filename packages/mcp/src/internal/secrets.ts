@@ -4,11 +4,12 @@ import { type McpServerConfig, redactServerConfig } from "@meshflow/core";
 const MIN_SECRET_LENGTH = 4;
 
 /**
- * The values of a server config that may be secret: env and header values, and args or a URL whose
- * `${VAR}` expansion differs from what the file says.
+ * The values of a server config that may be secret: env and header values, args or a URL whose
+ * `${VAR}` expansion differs from what the file says, and every value a `${VAR}` reference took (so
+ * `--key=${KEY}` masks the key alone too, wherever a server or an error repeats it).
  */
 export function secretValues(config: McpServerConfig): string[] {
-  const values: string[] = [];
+  const values: string[] = [...(config.expandedValues ?? [])];
   if (config.transport === "stdio") {
     values.push(...Object.values(config.env));
     config.args.forEach((arg, i) => {

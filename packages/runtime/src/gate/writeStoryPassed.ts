@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
-import { MeshflowError, writeFileAtomic } from "@meshflow/core";
-import { applyEdits, type FormattingOptions, modify, parse } from "jsonc-parser";
+import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { applyEdits, type FormattingOptions, modify, type ParseError, parse } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
@@ -42,12 +42,45 @@ function markWithEdits(text: string, file: string, mark: PassMark): string {
   return next;
 }
 
+/** Attempts before a PRD that keeps changing under the write-back is given up on (with an error). */
+export const WRITE_BACK_ATTEMPTS = 8;
+
+/** What identifies one version of the file: its content and inode (a rename-save makes a new one). */
+interface Version {
+  text: string;
+  ino: number;
+  mode: number;
+}
+
+function readVersion(file: string): Version {
+  const fd = openSync(file, "r");
+  try {
+    const stat = fstatSync(fd);
+    return { text: readFileSync(fd, "utf8"), ino: stat.ino, mode: stat.mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** True when `text` is one whole JSON document (an editor saving in place may be half-way through). */
+function complete(text: string): boolean {
+  const errors: ParseError[] = [];
+  parse(text, errors, { allowTrailingComma: true });
+  return errors.length === 0 && text.trim().length > 0;
+}
+
 /**
  * Marks stories as passed in the PRD file: `passes: true` and a note appended to `notes`. Only the
  * completion gate calls this. The file is re-read and only those values are replaced, so every other
- * byte stays as it was (key order, unknown fields, indentation, line ends); the result replaces the
- * file atomically (temp file + rename, same mode). Idempotent: a story already carrying its note is
- * left alone. Throws `prd_changed` when a story is gone.
+ * byte stays as it was (key order, unknown fields, indentation, line ends). The result replaces the
+ * file atomically (temp file + rename, same mode) and only if the file is still the version that was
+ * read, checked right before the rename; otherwise it starts over from the new content, so an edit
+ * saved meanwhile (by rename or in place) is kept. A PRD that is a symlink is written through to its
+ * target; temp files left by a killed writer are removed. Idempotent: a story already carrying its
+ * note is left alone. Throws `prd_changed` when a story is gone or the file kept changing for
+ * {@link WRITE_BACK_ATTEMPTS} attempts.
  */
 export function writeStoriesPassed(
   file: string,
@@ -55,9 +88,51 @@ export function writeStoriesPassed(
   cache?: WriteBackCache,
 ): { changed: number } {
   if (!marks.length) return { changed: 0 };
-  const original = readFileSync(file, "utf8");
+  const target = realpathSync(file);
+  removeStaleTempFiles(target);
+  let failure: unknown;
+  for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
+    const version = readVersion(target);
+    const trusted = cache?.text === version.text;
+    let next: { text: string; changed: number } | undefined;
+    try {
+      if (!trusted && !complete(version.text))
+        throw new MeshflowError("prd_changed", `${file}: not a whole JSON document (is it being saved?)`);
+      next = applyMarks(version.text, file, marks, cache, trusted);
+    } catch (error) {
+      failure = error;
+    }
+    if (next) {
+      if (next.text === version.text) return { changed: 0 };
+      const written = writeFileAtomic(target, next.text, {
+        mode: version.mode,
+        beforeRename: () => {
+          const now = readVersion(target);
+          return now.ino === version.ino && now.text === version.text;
+        },
+      });
+      if (written) return { changed: next.changed };
+      failure = new MeshflowError(
+        "prd_changed",
+        `${file}: changed by someone else during each of ${WRITE_BACK_ATTEMPTS} attempts to mark ${marks.map((m) => m.storyId).join(", ")} as passed; not marked (\`flow resume\` of the run marks them)`,
+      );
+    }
+    if (cache) cache.text = cache.fields = undefined;
+    if (attempt < WRITE_BACK_ATTEMPTS) pause(5 * attempt);
+  }
+  throw failure;
+}
+
+/** The PRD text with `marks` applied (only `passes` and `notes` of those stories change). */
+function applyMarks(
+  original: string,
+  file: string,
+  marks: readonly PassMark[],
+  cache: WriteBackCache | undefined,
+  trusted: boolean,
+): { text: string; changed: number } {
   let text = original;
-  const fields = cache?.text === original ? cache.fields : locateStoryFields(text);
+  const fields = trusted && cache ? cache.fields : locateStoryFields(text);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
   for (const mark of marks) {
@@ -84,9 +159,7 @@ export function writeStoriesPassed(
     cache.text = text;
     cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
   }
-  if (text === original) return { changed: 0 };
-  writeFileAtomic(file, text, { mode: statSync(file).mode & 0o7777 });
-  return { changed: splices.length / 2 + slow.length };
+  return { text, changed: splices.length / 2 + slow.length };
 }
 
 /**

@@ -11,6 +11,9 @@ export class PrdWriter {
   readonly #intervalMs: number;
   readonly #onError: (error: unknown, marks: readonly PassMark[]) => void;
   #pending: PassMark[] = [];
+  /** Every mark written (or tried) so far: {@link close} checks they are all in the file. */
+  readonly #written: PassMark[] = [];
+  #closing = false;
   #last = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   readonly #cache: WriteBackCache = {};
@@ -42,8 +45,27 @@ export class PrdWriter {
     this.#last = performance.now();
     try {
       writeStoriesPassed(this.#file, marks, this.#cache);
+      this.#written.push(...marks);
     } catch (error) {
-      this.#onError(error, marks);
+      // Tried again when the writer closes; reported only if it still fails then.
+      if (this.#closing) this.#onError(error, marks);
+      else this.#written.push(...marks);
     }
+  }
+
+  /**
+   * Writes every queued mark, then writes again any earlier mark that is not in the file: one whose
+   * write gave up because the file kept changing, or one an editor dropped by saving a copy it had
+   * read before the mark landed (the write-back keeps the editor's save, never overwrites it).
+   * Errors are reported here.
+   */
+  close(): void {
+    this.flush();
+    const written = this.#written.splice(0);
+    if (!written.length) return;
+    delete this.#cache.text;
+    this.#pending = written;
+    this.#closing = true;
+    this.flush();
   }
 }

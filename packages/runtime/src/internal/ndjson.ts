@@ -21,11 +21,4 @@ export function readNdjson(file: string): unknown[] {
 }
 
 /** True when a process with this pid is alive on this machine. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+export { processAlive } from "@meshflow/core";

@@ -1,21 +1,35 @@
-import { closeSync, openSync, writeSync } from "node:fs";
-import type { ToolResult } from "@meshflow/core";
+import { appendFileSync, closeSync, existsSync, openSync, readSync, truncateSync, writeSync } from "node:fs";
+import { MeshflowError, type ToolResult } from "@meshflow/core";
 import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/queue";
-import { readNdjson } from "../internal/ndjson.js";
 
 type Line =
   | { state: "started"; key: string; tool: string; argsDigest: string; at: string }
   | { state: "finished"; key: string; result: ToolResult; durationMs: number; at: string };
 
+/** What the journal keeps in memory per key: the entry without its result, and where the result is. */
+interface Indexed extends Omit<JournalEntry, "result"> {
+  /** Byte offset and length of the `finished` line in the file. */
+  at?: { offset: number; length: number };
+}
+
+/** Owner only, like the run folder: results are kept verbatim and may contain secrets. */
+const OWNER_ONLY = 0o600;
+const CHUNK = 64 * 1024;
+
 /**
  * The call journal of one run as an append-only file (`journal.ndjson`): a `started` line before a
  * call is submitted, a `finished` line with the result after. Lines are written with one `write(2)`
- * each, so a killed process leaves at most a torn last line, which reading ignores.
+ * each, so a killed process leaves at most a torn last line, which opening cuts. Memory holds an
+ * index (key → state, digests, byte offset of the result), never the results: a finished call's
+ * result is read back from the file when it is replayed.
  */
 export class FileCallJournal implements CallJournal {
   readonly #file: string;
-  readonly #entries = new Map<string, JournalEntry>();
+  readonly #entries = new Map<string, Indexed>();
   #fd: number | undefined;
+  #reader: number | undefined;
+  /** Bytes in the file, where the next line starts. */
+  #size = 0;
 
   readonly #beforeWrite: () => void;
 
@@ -23,10 +37,71 @@ export class FileCallJournal implements CallJournal {
   constructor(file: string, beforeWrite: () => void = () => {}) {
     this.#file = file;
     this.#beforeWrite = beforeWrite;
-    for (const raw of readNdjson(file)) this.#apply(raw as Line);
+    if (existsSync(file)) this.#scan();
   }
 
-  #apply(line: Line): void {
+  /** Builds the index from the file, a chunk at a time. */
+  #scan(): void {
+    const fd = openSync(this.#file, "r");
+    let torn = 0;
+    try {
+      const buffer = Buffer.alloc(CHUNK);
+      let carry = Buffer.alloc(0);
+      let position = 0;
+      let lineNo = 0;
+      for (;;) {
+        const read = readSync(fd, buffer, 0, CHUNK, position);
+        if (read === 0) break;
+        let data = Buffer.concat([carry, buffer.subarray(0, read)]);
+        const base = position - carry.length;
+        let start = 0;
+        let end = data.indexOf(10, start);
+        while (end >= 0) {
+          lineNo++;
+          this.#index(data.subarray(start, end), base + start, lineNo, false);
+          start = end + 1;
+          end = data.indexOf(10, start);
+        }
+        data = data.subarray(start);
+        carry = Buffer.from(data);
+        position += read;
+      }
+      this.#size = position;
+      if (carry.length && carry.toString("utf8").trim()) {
+        lineNo++;
+        // A whole last line that only lacks its newline is kept (and completed); a torn one is cut.
+        if (this.#index(carry, position - carry.length, lineNo, true)) {
+          appendFileSync(this.#file, "\n");
+          this.#size++;
+        } else torn = carry.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    // A torn last line (a killed writer) was never acknowledged: cut it, so the next line starts clean.
+    if (torn) {
+      this.#size -= torn;
+      truncateSync(this.#file, this.#size);
+    }
+  }
+
+  /** Indexes one line; false when it is a torn last line. */
+  #index(bytes: Buffer, offset: number, lineNo: number, last: boolean): boolean {
+    const text = bytes.toString("utf8");
+    if (!text.trim()) return true;
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch (error) {
+      // A crash can leave the last line half-written: it was never acknowledged.
+      if (last) return false;
+      throw new MeshflowError("internal", `${this.#file}:${lineNo}: not valid JSON: ${(error as Error).message}`);
+    }
+    this.#apply(line, { offset, length: bytes.length });
+    return true;
+  }
+
+  #apply(line: Line, at: { offset: number; length: number }): void {
     if (line.state === "started") {
       this.#entries.set(line.key, {
         key: line.key,
@@ -39,24 +114,33 @@ export class FileCallJournal implements CallJournal {
     }
     const entry = this.#entries.get(line.key);
     if (!entry) return;
-    this.#entries.set(line.key, {
-      ...entry,
-      state: "finished",
-      finishedAt: line.at,
-      durationMs: line.durationMs,
-      result: line.result,
-    });
+    this.#entries.set(line.key, { ...entry, state: "finished", finishedAt: line.at, durationMs: line.durationMs, at });
   }
 
   #append(line: Line): void {
     this.#beforeWrite();
-    this.#fd ??= openSync(this.#file, "a");
-    writeSync(this.#fd, `${JSON.stringify(line)}\n`);
-    this.#apply(line);
+    this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
+    const text = `${JSON.stringify(line)}\n`;
+    writeSync(this.#fd, text);
+    const offset = this.#size;
+    const length = Buffer.byteLength(text) - 1;
+    this.#size = offset + length + 1;
+    this.#apply(line, { offset, length });
+  }
+
+  /** The result recorded at `at`, read back from the file. */
+  #result(at: { offset: number; length: number }): ToolResult {
+    this.#reader ??= openSync(this.#file, "r");
+    const bytes = Buffer.alloc(at.length);
+    readSync(this.#reader, bytes, 0, at.length, at.offset);
+    return (JSON.parse(bytes.toString("utf8")) as Extract<Line, { state: "finished" }>).result;
   }
 
   async get(key: string): Promise<JournalEntry | undefined> {
-    return this.#entries.get(key);
+    const indexed = this.#entries.get(key);
+    if (!indexed) return undefined;
+    const { at, ...entry } = indexed;
+    return at ? { ...entry, result: this.#result(at) } : entry;
   }
 
   async begin(start: JournalStart): Promise<void> {
@@ -68,11 +152,11 @@ export class FileCallJournal implements CallJournal {
   }
 
   async unfinished(): Promise<JournalEntry[]> {
-    return [...this.#entries.values()].filter((e) => e.state === "started");
+    return [...this.#entries.values()].filter((e) => e.state === "started").map(({ at: _at, ...entry }) => entry);
   }
 
   async close(): Promise<void> {
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
+    for (const fd of [this.#fd, this.#reader]) if (fd !== undefined) closeSync(fd);
+    this.#fd = this.#reader = undefined;
   }
 }

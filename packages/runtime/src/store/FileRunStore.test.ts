@@ -59,3 +59,33 @@ describe("FileRunStore", () => {
     expect((await store.list()).map((r) => r.runId)).toEqual(["nightly-1"]);
   });
 });
+
+describe("FileRunStore PRD lock", () => {
+  it("refuses a second run of one PRD with prd_busy, for new and resumed runs, and frees it on close", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const prd = join(root, "prd.json");
+    writeFileSync(prd, "{}");
+    const store = new FileRunStore(join(root, ".flow"));
+    const first = await store.create({ ...record("first"), prd });
+    await first.close();
+    const second = await store.create({ ...record("second"), prd });
+    await expect(store.create({ ...record("third"), prd })).rejects.toMatchObject({
+      code: "prd_busy",
+      details: { runId: "second", pid: process.pid },
+    });
+    // Resuming the first run needs the same lock.
+    await expect(store.open("first")).rejects.toMatchObject({ code: "prd_busy" });
+    await second.close();
+    const resumed = await store.open("first");
+    await resumed.close();
+  });
+
+  it("takes over the lock of a process that is gone", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const prd = join(root, "prd.json");
+    writeFileSync(prd, "{}");
+    writeFileSync(join(root, ".prd.json.lock"), JSON.stringify({ runId: "killed", pid: 999999999 }));
+    const run = await new FileRunStore(join(root, ".flow")).create({ ...record("next"), prd });
+    await run.close();
+  });
+});

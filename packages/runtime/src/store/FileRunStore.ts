@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -5,13 +6,13 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  rmSync,
+  realpathSync,
   statSync,
   writeSync,
 } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { didYouMean, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
-import { processAlive, readNdjson } from "../internal/ndjson.js";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { acquireFileLock, didYouMean, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
+import { readNdjson } from "../internal/ndjson.js";
 import { FileCallJournal } from "./FileCallJournal.js";
 import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
 import type { RunHandle, RunStore } from "./RunStore.js";
@@ -35,6 +36,9 @@ export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `${stamp}-${Math.random().toString(16).slice(2, 6)}`;
 }
+
+/** Mode of every file of a run: tool results are kept verbatim and may contain secrets. */
+const OWNER_ONLY = 0o600;
 
 /** Snapshot log size past which it is compacted to its last line. */
 const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
@@ -62,21 +66,33 @@ export class FileRunStore implements RunStore {
   async create(record: RunRecord): Promise<RunHandle> {
     assertRunId(record.runId);
     const dir = this.#dir(record.runId);
-    mkdirSync(join(this.root, "runs"), { recursive: true });
+    const release = lockPrd(record.prd, record.runId, this.root);
     try {
-      // Owner only: the journal and events hold tool results verbatim, which may include secrets.
-      mkdirSync(dir, { mode: 0o700 });
+      mkdirSync(join(this.root, "runs"), { recursive: true, mode: 0o700 });
+      try {
+        // Owner only: the journal and events hold tool results verbatim, which may include secrets.
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST")
+          throw new MeshflowError("usage", `run "${record.runId}" already exists in ${this.#display(dir)}`);
+        throw error;
+      }
+      return FileRunHandle.open(dir, this.#display(dir), release, record);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST")
-        throw new MeshflowError("usage", `run "${record.runId}" already exists in ${this.#display(dir)}`);
+      release();
       throw error;
     }
-    return FileRunHandle.open(dir, this.#display(dir), record);
   }
 
   async open(runId: string): Promise<RunHandle> {
     const dir = this.#existing(runId);
-    return FileRunHandle.open(dir, this.#display(dir));
+    const release = lockPrd(readRecord(dir).prd, runId, this.root);
+    try {
+      return FileRunHandle.open(dir, this.#display(dir), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   async read(runId: string): Promise<{ record: RunRecord; events: RunEvent[] }> {
@@ -112,6 +128,39 @@ export class FileRunStore implements RunStore {
   }
 }
 
+/**
+ * Takes the lock of a PRD file (`.<name>.lock` beside the file a symlink points to), so one PRD has
+ * one live run whatever store or folder each run uses; a PRD in a folder this process cannot write
+ * is locked in the store's `locks/` folder instead. Throws `prd_busy` naming the run and process
+ * that hold it; a lock whose process is dead is taken over.
+ */
+function lockPrd(prd: string, runId: string, root: string): () => void {
+  let real = resolve(prd);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // A PRD that is gone is reported by whoever reads it; its lock name still follows its path.
+  }
+  let file = join(dirname(real), `.${basename(real)}.lock`);
+  let attempt: ReturnType<typeof acquireFileLock>;
+  try {
+    attempt = acquireFileLock(file, { runId });
+  } catch (error) {
+    if (!["ENOENT", "EACCES", "EPERM", "EROFS"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    mkdirSync(join(root, "locks"), { recursive: true, mode: 0o700 });
+    file = join(root, "locks", `${createHash("sha256").update(real).digest("hex").slice(0, 32)}.lock`);
+    attempt = acquireFileLock(file, { runId, prd: real });
+  }
+  if (attempt.acquired) return attempt.release;
+  const { holder } = attempt;
+  const other = typeof holder.runId === "string" ? holder.runId : "unknown";
+  throw new MeshflowError(
+    "prd_busy",
+    `${prd} is being run by run ${other} (process ${holder.pid}); wait for it to end, or stop that process and \`flow resume ${other}\` later`,
+    { details: { prd, runId: other, pid: holder.pid, lock: file } },
+  );
+}
+
 function readRecord(dir: string): RunRecord {
   const file = join(dir, "run.json");
   const parsed = RunRecordSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
@@ -134,35 +183,44 @@ class FileRunHandle implements RunHandle {
   #snapshotBytes = 0;
   #pendingEvents = "";
   readonly #snapshotFile: string;
+  readonly #releaseLocks: () => void;
 
-  private constructor(dir: string, location: string, record: RunRecord) {
+  private constructor(dir: string, location: string, record: RunRecord, releaseLocks: () => void) {
     this.#dir = dir;
+    this.#releaseLocks = releaseLocks;
     this.location = location;
     this.#record = record;
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
     this.journal = new FileCallJournal(join(dir, "journal.ndjson"), () => this.flushEvents());
-    this.#events = openSync(join(dir, "events.ndjson"), "a");
+    this.#events = openSync(join(dir, "events.ndjson"), "a", OWNER_ONLY);
     const snapshots = join(dir, "snapshot.ndjson");
     this.#snapshotFile = snapshots;
     this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
   }
 
-  /** Takes the run's lock (a live other process holding it is an error), then opens its files. */
-  static open(dir: string, location: string, fresh?: RunRecord): FileRunHandle {
-    const lock = join(dir, "lock");
-    if (existsSync(lock)) {
-      const pid = Number(readFileSync(lock, "utf8"));
-      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid))
-        throw new MeshflowError("run_locked", `run in ${location} is being run by process ${pid}`, {
-          details: { pid },
-        });
+  /**
+   * Takes the run's lock (a live other process holding it is an error; a dead one's is taken over),
+   * then opens its files. The handle releases `releasePrd` with its own lock when it closes.
+   */
+  static open(dir: string, location: string, releasePrd: () => void, fresh?: RunRecord): FileRunHandle {
+    const lock = acquireFileLock(join(dir, "lock"), {}, { reclaimOwnPid: true });
+    if (!lock.acquired)
+      throw new MeshflowError("run_locked", `run in ${location} is being run by process ${lock.holder.pid}`, {
+        details: { pid: lock.holder.pid },
+      });
+    try {
+      const record = fresh ?? readRecord(dir);
+      const handle = new FileRunHandle(dir, location, { ...record, pid: process.pid }, () => {
+        lock.release();
+        releasePrd();
+      });
+      handle.#writeRecord();
+      return handle;
+    } catch (error) {
+      lock.release();
+      throw error;
     }
-    writeFileAtomic(lock, String(process.pid));
-    const record = fresh ?? readRecord(dir);
-    const handle = new FileRunHandle(dir, location, { ...record, pid: process.pid });
-    handle.#writeRecord();
-    return handle;
   }
 
   record(): RunRecord {
@@ -175,7 +233,7 @@ class FileRunHandle implements RunHandle {
   }
 
   #writeRecord(): void {
-    writeFileAtomic(join(this.#dir, "run.json"), `${JSON.stringify(this.#record, null, 2)}\n`);
+    writeFileAtomic(join(this.#dir, "run.json"), `${JSON.stringify(this.#record, null, 2)}\n`, { mode: OWNER_ONLY });
   }
 
   appendEvent(event: RunEvent): void {
@@ -204,11 +262,11 @@ class FileRunHandle implements RunHandle {
     if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
       if (this.#snapshots !== undefined) closeSync(this.#snapshots);
       this.#snapshots = undefined;
-      writeFileAtomic(file, line);
+      writeFileAtomic(file, line, { mode: OWNER_ONLY });
       this.#snapshotBytes = line.length;
       return;
     }
-    this.#snapshots ??= openSync(file, "a");
+    this.#snapshots ??= openSync(file, "a", OWNER_ONLY);
     writeSync(this.#snapshots, line);
     this.#snapshotBytes += line.length;
   }
@@ -218,13 +276,13 @@ class FileRunHandle implements RunHandle {
   }
 
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
-    this.#evidence ??= openSync(this.evidenceFile, "a");
+    this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
     writeSync(this.#evidence, `${JSON.stringify({ storyId, ...evidence })}\n`);
     return this.evidenceFile;
   }
 
   log(entry: Record<string, unknown>): void {
-    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a");
+    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a", OWNER_ONLY);
     writeSync(this.#log, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
   }
 
@@ -234,6 +292,6 @@ class FileRunHandle implements RunHandle {
     closeSync(this.#events);
     for (const fd of [this.#log, this.#evidence, this.#snapshots]) if (fd !== undefined) closeSync(fd);
     this.#log = this.#evidence = this.#snapshots = undefined;
-    rmSync(join(this.#dir, "lock"), { force: true });
+    this.#releaseLocks();
   }
 }

@@ -1,0 +1,50 @@
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileCallJournal } from "./FileCallJournal.js";
+
+const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+
+describe("FileCallJournal", () => {
+  it("reads each finished result back from its place in the file, across reopenings and multi-byte text", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
+    const journal = new FileCallJournal(file);
+    const big = "é✓".repeat(50_000); // spans several read chunks, split inside characters
+    for (let i = 0; i < 5; i++) {
+      await journal.begin({ key: `k${i}`, tool: "s__t", argsDigest: `sha256:${i}` });
+      await journal.finish(`k${i}`, text(i === 2 ? big : `r${i}`), i);
+    }
+    await journal.begin({ key: "open", tool: "s__t", argsDigest: "sha256:o" });
+    expect((await journal.get("k2"))?.result).toEqual(text(big));
+    expect((await journal.get("k4"))?.result).toEqual(text("r4"));
+    await journal.close();
+
+    const reopened = new FileCallJournal(file);
+    for (let i = 0; i < 5; i++)
+      expect(await reopened.get(`k${i}`)).toMatchObject({
+        state: "finished",
+        argsDigest: `sha256:${i}`,
+        durationMs: i,
+        result: text(i === 2 ? big : `r${i}`),
+      });
+    expect((await reopened.unfinished()).map((e) => e.key)).toEqual(["open"]);
+    expect(await reopened.get("open")).not.toHaveProperty("result");
+    await reopened.close();
+  });
+
+  it("cuts a torn last line when it opens, so the next line and the next reading are whole", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
+    const journal = new FileCallJournal(file);
+    await journal.begin({ key: "a", tool: "s__t", argsDigest: "sha256:a" });
+    await journal.close();
+    appendFileSync(file, '{"state":"finished","key":"a","res');
+    const resumed = new FileCallJournal(file);
+    expect((await resumed.get("a"))?.state).toBe("started");
+    await resumed.finish("a", text("again"), 1);
+    expect((await resumed.get("a"))?.result).toEqual(text("again"));
+    await resumed.close();
+    expect(readFileSync(file, "utf8").split("\n").at(-2)).toContain('"again"');
+    expect((await new FileCallJournal(file).get("a"))?.result).toEqual(text("again"));
+  });
+});
