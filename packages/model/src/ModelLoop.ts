@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   isMeshflowError,
   type ModelClaim,
@@ -10,7 +11,7 @@ import {
   type StepStatus,
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
-import { sha256Of } from "./internal/digest.js";
+import { canonical, sha256Of } from "./internal/digest.js";
 import { resultForModel } from "./internal/resultText.js";
 import { safeToolNames } from "./internal/toolNames.js";
 import {
@@ -52,19 +53,41 @@ function isFinishing(name: string): name is FinishingTool {
   return Object.hasOwn(FINISHING_TOOLS, name);
 }
 
+/** A message as the digest sees it: tool results reduced to whether they failed. */
+function digestPart(message: ChatMessage): unknown {
+  return message.role === "tool"
+    ? { role: "tool", results: message.results.map((r) => ({ id: r.id, isError: r.isError })) }
+    : message;
+}
+
 /**
  * The digest a turn is journaled and recorded under: the instructions, the tools and the conversation,
  * with tool results reduced to whether they failed — live tools may answer with times, paths or ids,
- * and a replay must not break on them.
+ * and a replay must not break on them. A chain: the digest of the instructions and tools, then each
+ * message folded in, so a step's turns digest in time linear in what they add.
  */
+export class RequestDigest {
+  #digest: string;
+  #folded = 0;
+
+  constructor(system: string, tools: readonly ChatTool[]) {
+    this.#digest = sha256Of({ system, tools });
+  }
+
+  /** The digest of a request whose first messages are those folded so far. */
+  of(messages: readonly ChatMessage[]): string {
+    for (; this.#folded < messages.length; this.#folded++)
+      this.#digest = createHash("sha256")
+        .update(this.#digest)
+        .update(canonical(digestPart(messages[this.#folded] as ChatMessage)))
+        .digest("hex");
+    return this.#digest;
+  }
+}
+
+/** The digest of a whole request (see {@link RequestDigest}). */
 export function requestDigest(request: ChatRequest): string {
-  return sha256Of({
-    system: request.system,
-    tools: request.tools,
-    messages: request.messages.map((m) =>
-      m.role === "tool" ? { role: "tool", results: m.results.map((r) => ({ id: r.id, isError: r.isError })) } : m,
-    ),
-  });
+  return new RequestDigest(request.system, request.tools).of(request.messages);
 }
 
 /** The model-driven think loop of one step: a {@link StepModel} over a {@link ChatModel}. */
@@ -117,6 +140,7 @@ export class ModelLoop implements StepModel {
     const { tools, qualified } = this.#tools(task);
     const system = systemPrompt(task);
     const messages: ChatMessage[] = [{ role: "user", text: taskMessage(task) }];
+    const digests = new RequestDigest(system, tools);
     const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
     const calls: ModelClaim["calls"] = [];
     const where = `${task.storyId} step ${task.step}`;
@@ -146,7 +170,7 @@ export class ModelLoop implements StepModel {
       const request: ChatRequest = { system, messages, tools };
       if (budgets.maxStepTokens > 0)
         request.maxOutputTokens = Math.max(1, budgets.maxStepTokens - usage.inputTokens - usage.outputTokens);
-      const digest = requestDigest(request);
+      const digest = digests.of(messages);
       const recorded = await io.turns.get(turn);
       let response: ModelResponse;
       let latencyMs: number;

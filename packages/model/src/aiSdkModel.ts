@@ -1,13 +1,19 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolCall,
+} from "@ai-sdk/provider";
 import { MeshflowError, type ModelRef, type ModelResponse } from "@meshflow/core";
-import type { LanguageModel, ModelMessage, ToolSet } from "ai";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
+import { withRetries } from "./internal/withRetries.js";
 
 /** How a provider is reached. */
 export interface ProviderSettings {
   /** The endpoint (`--model-base-url` / `FLOW_MODEL_BASE_URL`); the provider's own default when absent. */
   baseUrl?: string;
   apiKey?: string;
-  /** Retries of a failed request by the AI SDK (default 2). */
+  /** Retries of a request that failed in a way worth retrying (429, 5xx, a dropped connection); default 2. */
   maxRetries?: number;
 }
 
@@ -15,7 +21,7 @@ export interface ProviderSettings {
  * The AI SDK language model of a model name: Anthropic Messages, OpenAI Chat Completions, or any
  * OpenAI-compatible server. The provider packages load on first use: runs without a model never load them.
  */
-export async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise<LanguageModel> {
+export async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise<LanguageModelV3> {
   const baseURL = settings.baseUrl;
   if (ref.provider === "anthropic") {
     const { createAnthropic } = await import("@ai-sdk/anthropic");
@@ -38,12 +44,13 @@ export async function languageModel(ref: ModelRef, settings: ProviderSettings): 
   }).chatModel(ref.modelId);
 }
 
-/** The AI SDK's form of meshflow's messages. */
-export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[] {
-  return messages.map((m): ModelMessage => {
-    if (m.role === "user") return { role: "user", content: m.text };
-    if (m.role === "assistant")
-      return {
+/** The provider-level prompt of a request: the system prompt, then meshflow's messages. */
+export function toPrompt(request: ChatRequest): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [{ role: "system", content: request.system }];
+  for (const m of request.messages) {
+    if (m.role === "user") prompt.push({ role: "user", content: [{ type: "text", text: m.text }] });
+    else if (m.role === "assistant")
+      prompt.push({
         role: "assistant",
         content: [
           ...(m.text ? [{ type: "text" as const, text: m.text }] : []),
@@ -54,41 +61,57 @@ export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[
             input: c.input,
           })),
         ],
-      };
-    return {
-      role: "tool",
-      content: m.results.map((r) => ({
-        type: "tool-result" as const,
-        toolCallId: r.id,
-        toolName: r.name,
-        output: r.isError ? { type: "error-text" as const, value: r.text } : { type: "text" as const, value: r.text },
-      })),
-    };
-  });
+      });
+    else prompt.push({ role: "tool", content: m.results.map(toolResultPart) });
+  }
+  return prompt;
 }
 
-/** The AI SDK tool set of a request: definitions only, no `execute` — meshflow runs every call itself. */
-export async function toToolSet(tools: readonly ChatTool[]): Promise<ToolSet> {
-  const { jsonSchema, tool } = await import("ai");
-  const set: ToolSet = {};
-  for (const t of tools)
-    set[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as never) });
-  return set;
+function toolResultPart(r: Extract<ChatMessage, { role: "tool" }>["results"][number]) {
+  return {
+    type: "tool-result" as const,
+    toolCallId: r.id,
+    toolName: r.name,
+    output: r.isError ? { type: "error-text" as const, value: r.text } : { type: "text" as const, value: r.text },
+  };
 }
 
-function asInput(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+/** The provider-level tool definitions: names, descriptions and JSON Schemas, no code. */
+export function toTools(tools: readonly ChatTool[]): LanguageModelV3FunctionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema as LanguageModelV3FunctionTool["inputSchema"],
+  }));
 }
 
-/** A {@link ChatModel} over the AI SDK: one `generateText` step per turn, tool calls returned, never executed. */
+/** A tool call's input as an object, or why it is not one. */
+function parseInput(call: LanguageModelV3ToolCall): { input: Record<string, unknown>; invalid?: string } {
+  let value: unknown;
+  try {
+    value = call.input.trim() ? JSON.parse(call.input) : {};
+  } catch {
+    return { input: {}, invalid: `the arguments are not JSON: ${call.input.slice(0, 200)}` };
+  }
+  if (typeof value === "object" && value !== null && !Array.isArray(value))
+    return { input: value as Record<string, unknown> };
+  return { input: {}, invalid: `the arguments are not a JSON object: ${call.input.slice(0, 200)}` };
+}
+
+/**
+ * A {@link ChatModel} over an AI SDK provider: one `doGenerate` call of the provider's language model
+ * per turn, with meshflow's own conversation and tools. It goes below `generateText` on purpose: the
+ * loop owns the conversation, runs every tool call itself and journals each turn, so it needs neither
+ * the SDK's tool loop nor its re-validation of the whole history on every turn.
+ */
 export class AiSdkChatModel implements ChatModel {
   readonly provider: string;
   readonly modelId: string;
   readonly name: string;
   readonly #ref: ModelRef;
   readonly #settings: ProviderSettings;
-  #model: LanguageModel | undefined;
-  readonly #maxRetries: number;
+  #model: Promise<LanguageModelV3> | undefined;
 
   constructor(ref: ModelRef, settings: ProviderSettings) {
     this.provider = ref.provider;
@@ -96,37 +119,40 @@ export class AiSdkChatModel implements ChatModel {
     this.name = ref.name;
     this.#ref = ref;
     this.#settings = settings;
-    this.#maxRetries = settings.maxRetries ?? 2;
   }
 
   async generate(request: ChatRequest, _turn: unknown, signal: AbortSignal): Promise<ModelResponse> {
-    const { generateText } = await import("ai");
-    // The SDK prints its warnings on stdout and stderr, where they would break `--json` and the live
-    // view; they reach the run's log instead (ModelResponse.warnings).
-    (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
-    this.#model ??= await languageModel(this.#ref, this.#settings);
-    const result = await generateText({
-      model: this.#model,
-      system: request.system,
-      messages: toModelMessages(request.messages),
-      tools: await toToolSet(request.tools),
-      toolChoice: "auto",
-      maxRetries: this.#maxRetries,
-      abortSignal: signal,
-      ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
-    });
+    this.#model ??= languageModel(this.#ref, this.#settings);
+    const model = await this.#model;
+    const result = await withRetries(
+      () =>
+        model.doGenerate({
+          prompt: toPrompt(request),
+          tools: toTools(request.tools),
+          toolChoice: { type: "auto" },
+          abortSignal: signal,
+          ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
+        }),
+      { maxRetries: this.#settings.maxRetries ?? 2, signal },
+    );
+    let text = "";
+    const toolCalls: ModelResponse["toolCalls"] = [];
+    for (const part of result.content) {
+      if (part.type === "text") text += part.text;
+      else if (part.type === "tool-call" && !part.providerExecuted) {
+        const { input, invalid } = parseInput(part);
+        toolCalls.push({ id: part.toolCallId, name: part.toolName, input, ...(invalid ? { invalid } : {}) });
+      }
+    }
     return {
-      text: result.text,
-      // Calls the SDK marks invalid (an unknown tool, arguments off the schema) still go to the runtime,
-      // which refuses them as events; only arguments that are not a JSON object cannot be passed on.
-      toolCalls: result.toolCalls.map((c) => {
-        const isObject = typeof c.input === "object" && c.input !== null && !Array.isArray(c.input);
-        const invalid = isObject ? undefined : `the arguments are not a JSON object: ${String(c.input).slice(0, 200)}`;
-        return { id: c.toolCallId, name: c.toolName, input: asInput(c.input), ...(invalid ? { invalid } : {}) };
-      }),
-      ...(result.warnings?.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
-      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-      finishReason: result.finishReason,
+      text,
+      toolCalls,
+      usage: {
+        inputTokens: result.usage.inputTokens.total ?? 0,
+        outputTokens: result.usage.outputTokens.total ?? 0,
+      },
+      finishReason: result.finishReason.unified,
+      ...(result.warnings.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
     };
   }
 }

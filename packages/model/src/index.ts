@@ -1,4 +1,4 @@
-export { AiSdkChatModel, languageModel, type ProviderSettings } from "./aiSdkModel.js";
+export { AiSdkChatModel, languageModel, type ProviderSettings, toPrompt, toTools } from "./aiSdkModel.js";
 export { Cassette, type CassetteTurn, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export {
@@ -7,5 +7,5 @@ export {
   KEY_VARIABLES,
   type ModelCatalogOptions,
 } from "./createModelCatalog.js";
-export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, requestDigest } from "./ModelLoop.js";
+export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, RequestDigest, requestDigest } from "./ModelLoop.js";
 export { FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";

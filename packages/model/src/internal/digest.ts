@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /** JSON with object keys sorted, so equal values digest equally. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
