@@ -245,6 +245,21 @@ describe("ModelLoop", () => {
     expect(changed.summary).toContain("turn 1 of US-001 step 7");
   });
 
+  it("retries a 503 from the provider, then goes on", async () => {
+    server = await ScriptedModelServer.start({
+      script: [{ error: { status: 503, message: "overloaded" } }, toolCall("step_pass", { summary: "after a retry" })],
+    });
+    const chat = new AiSdkChatModel(parseModelName("anthropic:claude-test"), {
+      baseUrl: server.baseUrl,
+      apiKey: "k",
+      maxRetries: 1,
+      retryDelayMs: 1,
+    });
+    const claim = await new ModelLoop(chat).run(task(), io().stepIO);
+    expect(claim).toMatchObject({ status: "passed", summary: "after a retry" });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("a model error blocks the step with model_error, naming the model", async () => {
     const { loop } = await loopOn("openai:gpt-test", [{ error: { status: 400, message: "context too long" } }]);
     const claim = await loop.run(task(), io().stepIO);

@@ -15,6 +15,8 @@ export interface ProviderSettings {
   apiKey?: string;
   /** Retries of a request that failed in a way worth retrying (429, 5xx, a dropped connection); default 2. */
   maxRetries?: number;
+  /** The first retry's delay in ms, doubled for each next one; default 2,000. */
+  retryDelayMs?: number;
 }
 
 /**
@@ -133,7 +135,11 @@ export class AiSdkChatModel implements ChatModel {
           abortSignal: signal,
           ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
         }),
-      { maxRetries: this.#settings.maxRetries ?? 2, signal },
+      {
+        maxRetries: this.#settings.maxRetries ?? 2,
+        signal,
+        ...(this.#settings.retryDelayMs !== undefined ? { initialDelayMs: this.#settings.retryDelayMs } : {}),
+      },
     );
     let text = "";
     const toolCalls: ModelResponse["toolCalls"] = [];

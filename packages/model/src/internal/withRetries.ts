@@ -1,5 +1,3 @@
-import { APICallError } from "@ai-sdk/provider";
-
 /** How a failed model request is retried. */
 export interface RetryOptions {
   maxRetries: number;
@@ -8,9 +6,14 @@ export interface RetryOptions {
   initialDelayMs?: number;
 }
 
-/** True for failures worth another try: 408, 409, 429 and 5xx answers, and dropped connections. */
+/**
+ * True for failures worth another try: the AI SDK's `APICallError` says so itself (408, 409, 429, 5xx),
+ * and dropped connections. Read off the error rather than with `APICallError.isInstance`, so the SDK's
+ * code is not loaded before a model is used.
+ */
 function retryable(error: unknown): boolean {
-  if (APICallError.isInstance(error)) return error.isRetryable;
+  const apiError = error as { name?: unknown; isRetryable?: unknown } | null;
+  if (apiError?.name === "AI_APICallError") return apiError.isRetryable === true;
   return error instanceof TypeError && /fetch failed|terminated|socket/i.test(error.message);
 }
 
