@@ -7,6 +7,7 @@ import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
 import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
+import { runMcpSuite } from "./suites/runMcp.js";
 import { runtimeSuite } from "./suites/runtime.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
@@ -18,6 +19,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   model: modelSuite,
   queue: queueSuite,
   resolver: resolverSuite,
+  "run-mcp": runMcpSuite,
   runtime: runtimeSuite,
   workspace: workspaceSuite,
 };

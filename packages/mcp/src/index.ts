@@ -1,5 +1,7 @@
 // Public API of @meshflow/mcp: the client pool, discovery, the middleware chain of every tool call
 // and its parts (reused by the gateway server), and the diagnosis report.
+
+export type { CallJournal, JournalEntry, JournalStart } from "./CallJournal.js";
 export {
   ClientPool,
   type ClientPoolOptions,
@@ -24,7 +26,9 @@ export {
 export { composeMiddleware } from "./composeMiddleware.js";
 export { createToolChain, describeFromPool, type ToolChainOptions } from "./createToolChain.js";
 export { type DiagnoseOptions, type Diagnosis, diagnose, type ServerDiagnosis } from "./diagnose.js";
+export type { Executor } from "./Executor.js";
 export { DEFAULT_CALLS_PER_MINUTE, Guard, type GuardCheck, type GuardOptions, type GuardState } from "./Guard.js";
+export { InlineExecutor } from "./InlineExecutor.js";
 export { IN_MEMORY_COMMAND, inMemoryServers } from "./inMemoryServers.js";
 export {
   ERROR_RATE_WARNING,

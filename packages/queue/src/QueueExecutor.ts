@@ -1,9 +1,9 @@
 import type { ToolCall, ToolResult } from "@meshflow/core";
+import type { Executor } from "@meshflow/mcp";
 import { argsDigest, type CallContext, refusal } from "@meshflow/mcp";
 import type { JobsOptions, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { CALL_JOB, type CallJobData, callJobId } from "./callJob.js";
-import type { Executor } from "./Executor.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";

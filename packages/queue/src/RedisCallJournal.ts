@@ -1,6 +1,6 @@
 import type { ToolResult } from "@meshflow/core";
+import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 import type { Redis } from "ioredis";
-import type { CallJournal, JournalEntry, JournalStart } from "./CallJournal.js";
 import { parseEntry, publicEntry, type StoredEntry } from "./internal/journalEntry.js";
 import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";

@@ -1,6 +1,14 @@
 // Public API of @meshflow/queue: where tool calls run (in process or on BullMQ workers), the call
 // journal, and batch runs of PRDs on Redis.
-export type { CallJournal, JournalEntry, JournalStart } from "./CallJournal.js";
+// The executor and journal interfaces and the in-process executor live in @meshflow/mcp (so the runtime
+// needs no queue stack); they are re-exported here for code that uses them with the queue.
+export {
+  type CallJournal,
+  type Executor,
+  InlineExecutor,
+  type JournalEntry,
+  type JournalStart,
+} from "@meshflow/mcp";
 export { CALL_JOB, type CallJobData, CallJobDataSchema, callJobId } from "./callJob.js";
 export {
   assertNoEviction,
@@ -10,8 +18,6 @@ export {
   type RedisRole,
   redactRedisUrl,
 } from "./connectRedis.js";
-export type { Executor } from "./Executor.js";
-export { InlineExecutor } from "./InlineExecutor.js";
 export {
   DEFAULT_QUEUE_CALL_TIMEOUT_MS,
   DEFAULT_QUEUE_WAIT_MS,

@@ -1,5 +1,5 @@
 import type { ErrorCode, ToolDescriptor } from "@meshflow/core";
-import type { Executor } from "@meshflow/queue";
+import type { Executor } from "@meshflow/mcp";
 import type { SpecialistInfo } from "./specialists/defineSpecialist.js";
 
 /** A server whose tools could not be listed. */
@@ -26,6 +26,12 @@ export interface ToolPlane {
   servers(): readonly string[];
   /** Lists the tools of servers (cached); servers that fail are reported, not thrown. */
   discover(servers: readonly string[]): Promise<{ tools: ToolDescriptor[]; failures: DiscoveryFailure[] }>;
+  /**
+   * Starts connecting to servers without waiting for them (a run's servers start while the rest of it
+   * loads); resolves once their processes are started. A later {@link discover} finds them ready or
+   * reports their failure; nothing is thrown here.
+   */
+  start?(servers: readonly string[]): Promise<void>;
   /** A step's repertoire: its servers' tools, filtered by the specialist's skills and the enrichers. */
   repertoire(stepTools: readonly ToolDescriptor[], specialist: SpecialistInfo): ToolDescriptor[];
   /**

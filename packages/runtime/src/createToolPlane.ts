@@ -1,7 +1,7 @@
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import { MeshflowError } from "@meshflow/core";
 import type { ClientPool, ClientPoolOptions, EventSink, Guard, MetricsCollector, ToolHandler } from "@meshflow/mcp";
-import { type Executor, InlineExecutor } from "@meshflow/queue";
+import { type Executor, InlineExecutor } from "@meshflow/mcp";
 import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
@@ -28,9 +28,12 @@ export interface ToolPlaneOptions extends RepertoireRulesOptions {
   executor?: (chain: ToolHandler) => Executor;
 }
 
-interface Loaded {
+interface Pooled {
   pool: ClientPool;
   chain: ToolHandler;
+}
+
+interface Loaded extends Pooled {
   rules: RepertoireRules;
 }
 
@@ -49,13 +52,13 @@ interface Loaded {
 export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPlane> {
   let loading: Promise<Loaded> | undefined;
   let loaded: Loaded | undefined;
+  let pooling: Promise<Pooled> | undefined;
   let closed = false;
-  const load = (): Promise<Loaded> => {
-    loading ??= (async () => {
-      const [{ ClientPool, createToolChain }, { RepertoireRules }] = await Promise.all([
-        import("@meshflow/mcp"),
-        import("./internal/RepertoireRules.js"),
-      ]);
+  // The client pool needs only the MCP layer; the rules (skills, capability catalog, resolver) load
+  // beside it, so servers can be started before the rest is ready.
+  const loadPool = (): Promise<Pooled> => {
+    pooling ??= (async () => {
+      const { ClientPool, createToolChain } = await import("@meshflow/mcp");
       const pool =
         options.clientPool ??
         new ClientPool(options.mcpConfig.servers, {
@@ -68,7 +71,14 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
         ...(options.guard ? { guard: options.guard } : {}),
         ...(options.onMiddlewareEvent ? { onEvent: options.onMiddlewareEvent } : {}),
       });
-      loaded = { pool, chain, rules: new RepertoireRules(options) };
+      return { pool, chain };
+    })();
+    return pooling;
+  };
+  const load = (): Promise<Loaded> => {
+    loading ??= (async () => {
+      const [pooled, { RepertoireRules }] = await Promise.all([loadPool(), import("./internal/RepertoireRules.js")]);
+      loaded = { ...pooled, rules: new RepertoireRules(options) };
       return loaded;
     })();
     return loading;
@@ -78,6 +88,13 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
 
   return {
     servers: () => [...options.mcpConfig.servers.keys()],
+    async start(servers) {
+      const known = servers.filter((s) => options.mcpConfig.servers.has(s));
+      if (!known.length) return;
+      const { pool } = await loadPool();
+      // Connecting spawns a stdio server at once; the listing is cached for discover(), errors reported there.
+      for (const server of known) pool.listTools(server).catch(() => undefined);
+    },
     async discover(servers) {
       if (!servers.length) return { tools: [], failures: [] };
       const { pool, rules } = await load();

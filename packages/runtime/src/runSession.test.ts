@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRoutingTable, type McpConfig, type RunEvent } from "@meshflow/core";
-import { InlineExecutor } from "@meshflow/queue";
+import { InlineExecutor } from "@meshflow/mcp";
 import { describe, expect, it } from "vitest";
 import { resumeRun, startRun } from "./runSession.js";
 import { defineSpecialist, type Specialist } from "./specialists/defineSpecialist.js";

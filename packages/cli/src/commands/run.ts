@@ -16,6 +16,7 @@ import { formatEvent } from "../runView/formatEvent.js";
 import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
+import { prdServers } from "./prdServers.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
 
 /** Options of `flow run`. */
@@ -178,7 +179,8 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
   try {
     const models = modelSettings(options);
-    return await withEnvironment({ ...options, models }, async (env) => {
+    const warm = options.dryRun ? [] : prdServers(file, options.story);
+    return await withEnvironment({ ...options, models, warm }, async (env) => {
       if (options.dryRun) return dryRunCommand(file, options, env, output);
       const view = viewFor(options, output);
       const session = await startRun(
@@ -230,6 +232,7 @@ export async function resumeCommand(
       models: resumedModels(record.options.models, options, given),
       resumed: true,
       callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,
+      warm: prdServers(record.prd, record.options.stories),
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);

@@ -37,6 +37,8 @@ export interface EnvironmentOptions {
   resumed?: boolean;
   /** The guard's rate limit (0 = none); default `DEFAULT_CALLS_PER_MINUTE`. */
   callsPerMinute?: number;
+  /** Servers to start while the rest loads (those the PRD's stories name). */
+  warm?: readonly string[];
 }
 
 /** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
@@ -76,11 +78,8 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   const routing = loadRoutingTable({ overrideFile: options.routing });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const { paths, optional } = agentPaths(options.agents);
-  const loaded = await loadSpecialists(paths, { optional });
-  const specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
   const store = new FileRunStore(options.store);
   const skillsDir = resolveSkillsDir(options.skills);
-  const models = options.models ? await buildModels(options.models, options.resumed === true) : undefined;
   const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
   let plane: ToolPlane;
   try {
@@ -102,7 +101,24 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
     await queue?.close();
     throw error;
   }
+  // The servers the PRD names start while the specialists load: a server's start-up is usually the
+  // longest wait of a short run. The preflight's discovery finds them started (or reports their failure).
+  const warming = options.warm?.length ? plane.start?.(options.warm).catch(() => undefined) : undefined;
+  await warming;
+  let specialists: Map<string, Specialist>;
+  let models: ModelCatalog | undefined;
+  try {
+    const loaded = await loadSpecialists(paths, { optional });
+    specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
+    models = options.models ? await buildModels(options.models, options.resumed === true) : undefined;
+  } catch (error) {
+    await warming;
+    await plane.close();
+    await queue?.close();
+    throw error;
+  }
   const close = async () => {
+    await warming;
     await plane.close();
     await queue?.close();
   };

@@ -1,5 +1,5 @@
 import type { ToolResult } from "@meshflow/core";
-import type { JournalEntry } from "../CallJournal.js";
+import type { JournalEntry } from "@meshflow/mcp";
 
 /** A journal entry as stored in Redis: the public entry plus who claimed the call. */
 export interface StoredEntry extends JournalEntry {

@@ -1,5 +1,5 @@
 import type { RecordedTurn, TurnJournal } from "@meshflow/core";
-import type { CallJournal } from "@meshflow/queue";
+import type { CallJournal } from "@meshflow/mcp";
 
 function asRecordedTurn(value: unknown): RecordedTurn | undefined {
   const turn = (value as { turn?: Partial<RecordedTurn> } | undefined)?.turn;

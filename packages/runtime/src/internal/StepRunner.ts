@@ -8,7 +8,7 @@ import {
   type TokenCount,
   type ToolDescriptor,
 } from "@meshflow/core";
-import type { CallJournal } from "@meshflow/queue";
+import type { CallJournal } from "@meshflow/mcp";
 import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { defaultThink } from "../specialists/scriptedThenModel.js";

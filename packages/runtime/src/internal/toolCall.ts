@@ -7,7 +7,7 @@ import {
   type ToolResult,
   toMeshflowError,
 } from "@meshflow/core";
-import type { CallJournal, Executor } from "@meshflow/queue";
+import type { CallJournal, Executor } from "@meshflow/mcp";
 import type { ToolPlane } from "../ToolPlane.js";
 import { digestOf } from "./digest.js";
 

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMeshflowError, MeshflowError } from "@meshflow/core";
@@ -41,6 +42,28 @@ function entriesOf(path: string): string[] {
 
 type Importer = (file: string) => Promise<unknown>;
 
+/**
+ * Where transpiled agent files are cached, so a run does not transpile every specialist again:
+ * `FLOW_AGENT_CACHE` (a folder, or `off`), else `$XDG_CACHE_HOME/meshflow/agents`, else
+ * `~/.cache/meshflow/agents`. The folder is the user's own (mode 0700): cached code is run. Entries are
+ * keyed by the source's content, so an edited agent is transpiled again. Without a usable folder, none.
+ */
+export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string | false {
+  const setting = env.FLOW_AGENT_CACHE;
+  if (setting === "off" || setting === "0" || setting === "false") return false;
+  const dir = setting || join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "meshflow", "agents");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = statSync(dir);
+    // Another user's folder (or one others may write to) would let them choose the code that runs here.
+    if (typeof process.getuid === "function" && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0))
+      return false;
+    return dir;
+  } catch {
+    return false;
+  }
+}
+
 let importer: Importer | undefined;
 
 /**
@@ -55,7 +78,7 @@ async function getImporter(): Promise<Importer> {
   const alias: Record<string, string> = { "@meshflow/core": fileURLToPath(import.meta.resolve("@meshflow/core")) };
   // Built: alias to dist/index.js. Run from sources (tests): index.ts sits beside this folder.
   alias["@meshflow/runtime"] = existsSync(self) ? self : self.replace(/\.js$/, ".ts");
-  const jiti = createJiti(import.meta.url, { alias, moduleCache: true, fsCache: false });
+  const jiti = createJiti(import.meta.url, { alias, moduleCache: true, fsCache: agentCacheDir() });
   importer = (file) => jiti.import(file, { default: true });
   return importer;
 }

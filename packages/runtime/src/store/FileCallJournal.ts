@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, openSync, readSync, truncateSync, writeSync } from "node:fs";
 import { MeshflowError, type ToolResult } from "@meshflow/core";
-import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/queue";
+import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 
 type Line =
   | { state: "started"; key: string; tool: string; argsDigest: string; at: string }

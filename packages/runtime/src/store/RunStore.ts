@@ -1,5 +1,5 @@
 import type { RunEvent } from "@meshflow/core";
-import type { CallJournal } from "@meshflow/queue";
+import type { CallJournal } from "@meshflow/mcp";
 import type { RunRecord } from "./RunRecord.js";
 
 /** One run's durable state: its record, events, call journal, machine snapshot and evidence. */

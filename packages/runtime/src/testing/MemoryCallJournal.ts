@@ -1,5 +1,5 @@
 import type { ToolResult } from "@meshflow/core";
-import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/queue";
+import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 
 /** A call journal held in memory: for tests of one step, where nothing has to survive the process. */
 export class MemoryCallJournal implements CallJournal {

@@ -1,8 +1,10 @@
-import { ClientPool, createToolChain, inMemoryServers } from "@meshflow/mcp";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ClientPool } from "./ClientPool.js";
+import { createToolChain } from "./createToolChain.js";
 import { InlineExecutor } from "./InlineExecutor.js";
+import { inMemoryServers } from "./inMemoryServers.js";
 
 function counterServer(calls: string[]): McpServer {
   const server = new McpServer({ name: "counter", version: "1.0.0" });

@@ -1,6 +1,6 @@
 import { type ToolCall, type ToolResult, toMeshflowError } from "@meshflow/core";
-import type { CallContext, ToolHandler } from "@meshflow/mcp";
 import type { Executor } from "./Executor.js";
+import type { CallContext, ToolHandler } from "./types.js";
 
 /**
  * Runs every call in this process through the MCP middleware chain (metrics → guard → policy →

@@ -1,5 +1,5 @@
 import type { ToolCall, ToolResult } from "@meshflow/core";
-import type { CallContext } from "@meshflow/mcp";
+import type { CallContext } from "./types.js";
 
 /**
  * Runs tool calls somewhere: in this process ({@link InlineExecutor}) or on queue workers. An executor

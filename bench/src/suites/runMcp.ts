@@ -1,0 +1,220 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import type { Row } from "../measure.js";
+import { generateMcpPrd } from "./runMcp/generateMcpPrd.js";
+
+const require = createRequire(import.meta.url);
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const FLOW = join(ROOT, "packages/cli/bin/flow.js");
+const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+const RSS_REPORT = fileURLToPath(new URL("./runMcp/rssReport.js", import.meta.url));
+const LANGGRAPH = fileURLToPath(new URL("./runMcp/langgraphMcp.js", import.meta.url));
+const RAW_ONE = fileURLToPath(new URL("./runMcp/rawOneCall.js", import.meta.url));
+
+/** Stories of the compared run, and of the memory check. */
+const STORIES = Number(process.env.MESHFLOW_BENCH_STORIES ?? 2_000);
+const BIG = Number(process.env.MESHFLOW_BENCH_BIG_STORIES ?? 20_000);
+const ROUNDS = 3;
+const ONE_CALL_RUNS = 7;
+
+interface Sample {
+  ms: number;
+  maxRssKb: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** A folder with the PRD and an `.mcp.json` naming server-everything over stdio. */
+function workspace(stories: number, steps?: readonly number[]): { dir: string; prd: string } {
+  const dir = mkdtempSync(join(tmpdir(), "meshflow-bench-run-mcp-"));
+  writeFileSync(
+    join(dir, ".mcp.json"),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }),
+  );
+  const prd = join(dir, "prd.json");
+  writeFileSync(prd, generateMcpPrd(stories, steps));
+  return { dir, prd };
+}
+
+/** The whole `flow run` process with the shipped specialists, the run store and the write-back on. */
+function flowRun(stories: number): Sample {
+  const { dir, prd } = workspace(stories);
+  const rssFile = join(dir, "rss.txt");
+  try {
+    const start = performance.now();
+    const result = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        RSS_REPORT,
+        FLOW,
+        "run",
+        prd,
+        "--mcp-config",
+        join(dir, ".mcp.json"),
+        "--agents",
+        join(ROOT, "agents"),
+        "--skills",
+        join(ROOT, "skills"),
+        "--store",
+        join(dir, ".flow"),
+        "--calls-per-minute",
+        "0",
+        "--json",
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, MESHFLOW_BENCH_RSS_FILE: rssFile, FLOW_MODEL: "" },
+        stdio: ["ignore", "ignore", "pipe"],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    const ms = performance.now() - start;
+    if (result.status !== 0) throw new Error(`flow run exited ${result.status ?? result.signal}: ${result.stderr}`);
+    const passed = (JSON.parse(readFileSync(prd, "utf8")) as { userStories: Array<{ passes: boolean }> }).userStories;
+    if (passed.some((s) => !s.passes)) throw new Error("flow run left a story without passes: true");
+    return { ms, maxRssKb: Number(readFileSync(rssFile, "utf8").trim().split("\n").at(-1)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The LangGraph.js supervisor process making the same calls through the same SDK client. */
+function langgraphRun(stories: number): Sample {
+  const { dir, prd } = workspace(stories);
+  try {
+    const start = performance.now();
+    const result = spawnSync(process.execPath, [LANGGRAPH, prd, EVERYTHING], { encoding: "utf8" });
+    const ms = performance.now() - start;
+    if (result.status !== 0) throw new Error(`langgraph exited ${result.status ?? result.signal}: ${result.stderr}`);
+    const out = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as { calls: number; maxRssKb: number };
+    if (out.calls !== stories * 3) throw new Error(`langgraph made ${out.calls} calls, expected ${stories * 3}`);
+    return { ms, maxRssKb: out.maxRssKb };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function timeOne(command: string[]): number {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, command, { stdio: "ignore" });
+  if (result.status !== 0) throw new Error(`${command.join(" ")} exited ${result.status ?? result.signal}`);
+  return performance.now() - start;
+}
+
+/**
+ * `npm run bench -- run-mcp`: what a user runs — the whole `flow run` process with the shipped
+ * specialists loaded from disk, one real stdio MCP call (`echo` on server-everything) per step, the run
+ * store and the PRD write-back on — against a LangGraph.js supervisor process making the same calls
+ * through the same MCP SDK client, alternating, ROUNDS times, medians compared; peak RSS at 2,000 and
+ * 20,000 stories; and a 1-story run against the raw SDK client's spawn + one call.
+ */
+export async function runMcpSuite(): Promise<Row[]> {
+  const mesh: Sample[] = [];
+  const lang: Sample[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i % 2 === 0) {
+      mesh.push(flowRun(STORIES));
+      lang.push(langgraphRun(STORIES));
+    } else {
+      lang.push(langgraphRun(STORIES));
+      mesh.push(flowRun(STORIES));
+    }
+  }
+  const big = BIG > 0 ? flowRun(BIG) : undefined;
+
+  const one = workspace(1, [7]);
+  const oneFlow: number[] = [];
+  const oneRaw: number[] = [];
+  try {
+    const onePrd = readFileSync(one.prd, "utf8");
+    for (let i = 0; i < ONE_CALL_RUNS + 1; i++) {
+      writeFileSync(one.prd, onePrd);
+      const f = timeOne([
+        FLOW,
+        "run",
+        one.prd,
+        "--mcp-config",
+        join(one.dir, ".mcp.json"),
+        "--agents",
+        join(ROOT, "agents"),
+        "--skills",
+        join(ROOT, "skills"),
+        "--store",
+        join(one.dir, ".flow"),
+      ]);
+      const r = timeOne([RAW_ONE, EVERYTHING]);
+      // The first pair warms the file cache.
+      if (i > 0) {
+        oneFlow.push(f);
+        oneRaw.push(r);
+      }
+    }
+  } finally {
+    rmSync(one.dir, { recursive: true, force: true });
+  }
+
+  const mMs = median(mesh.map((s) => s.ms));
+  const lMs = median(lang.map((s) => s.ms));
+  const mRss = median(mesh.map((s) => s.maxRssKb / 1024));
+  const lRss = median(lang.map((s) => s.maxRssKb / 1024));
+  const calls = (STORIES * 3).toLocaleString("en-US");
+  const rows: Row[] = [
+    { suite: "run-mcp", case: `LangGraph.js supervisor, ${calls} real calls`, value: lMs / 1000, unit: "s" },
+    {
+      suite: "run-mcp",
+      case: `flow run, ${calls} real calls`,
+      value: mMs / 1000,
+      unit: "s",
+      baseline: { label: "LangGraph.js", value: lMs / 1000 },
+      goal: "≤ 0.25×",
+      pass: mMs <= 0.25 * lMs,
+    },
+    { suite: "run-mcp", case: `LangGraph.js peak RSS, ${STORIES} stories`, value: lRss, unit: "MB" },
+    {
+      suite: "run-mcp",
+      case: `flow run peak RSS, ${STORIES} stories`,
+      value: mRss,
+      unit: "MB",
+      baseline: { label: "LangGraph.js", value: lRss },
+      goal: "≤ 0.5×",
+      pass: mRss <= 0.5 * lRss,
+    },
+  ];
+  if (big) {
+    const bigRss = big.maxRssKb / 1024;
+    rows.push({
+      suite: "run-mcp",
+      case: `flow run peak RSS, ${BIG} stories`,
+      value: bigRss,
+      unit: "MB",
+      baseline: { label: `${STORIES} stories`, value: mRss },
+      goal: "≤ 1.15×",
+      pass: bigRss <= 1.15 * mRss,
+    });
+    rows.push({
+      suite: "run-mcp",
+      case: `flow run, ${(BIG * 3).toLocaleString("en-US")} real calls`,
+      value: big.ms / 1000,
+      unit: "s",
+    });
+  }
+  const fOne = median(oneFlow);
+  const rOne = median(oneRaw);
+  rows.push({ suite: "run-mcp", case: "raw SDK client: spawn + one call", value: rOne, unit: "ms" });
+  rows.push({
+    suite: "run-mcp",
+    case: "flow run, 1 story, 1 call",
+    value: fOne,
+    unit: "ms",
+    baseline: { label: "raw SDK spawn + call", value: rOne },
+    goal: "≤ 1.5×",
+    pass: fOne <= 1.5 * rOne,
+  });
+  return rows;
+}
