@@ -53,6 +53,7 @@ export {
   AGENT_ENTRY_FILES,
   INSTRUCTIONS_FILE,
   type LoadedSpecialist,
+  type LoadSpecialistsOptions,
   loadSpecialists,
 } from "./specialists/loadSpecialists.js";
 export {
@@ -81,3 +82,5 @@ export {
 } from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
+/** zod, the version the runtime validates with: specialists build their config schemas with it. */
+export { z } from "zod";

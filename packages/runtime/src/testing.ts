@@ -10,3 +10,5 @@ export {
   type StepRun,
   type TestServer,
 } from "./testing/SpecialistHarness.js";
+/** The MCP SDK's server class, to build the in-memory servers a specialist's test runs against. */
+export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

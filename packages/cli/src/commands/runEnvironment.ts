@@ -17,6 +17,7 @@ import {
   type Specialist,
   type ToolPlane,
 } from "@meshflow/runtime";
+import { BUILTIN_AGENTS, BUILTIN_SKILLS, mergeSkillsFolders } from "../builtin.js";
 import { buildModels } from "./modelSettings.js";
 
 /** Options every run command shares. */
@@ -58,25 +59,42 @@ export interface RunEnvironment {
 
 const DEFAULT_AGENTS = "agents";
 
-/** The specialist folders of `--agents` (or FLOW_AGENTS); without either, `./agents`, which may be missing. */
-export function agentPaths(agents: string[] | string | undefined): { paths: string[]; optional: string[] } {
-  if (agents === undefined) return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)] };
+/**
+ * The specialist folders of `--agents` (or FLOW_AGENTS), exactly those. Without either: `./agents`
+ * (which may be missing) over the specialists @meshflow/cli ships, so a project's `agents/<name>`
+ * replaces the built-in of that name and adds new ones.
+ */
+export function agentPaths(agents: string[] | string | undefined): {
+  paths: string[];
+  optional: string[];
+  builtin: string[];
+} {
+  if (agents === undefined)
+    return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)], builtin: [BUILTIN_AGENTS] };
   const list = typeof agents === "string" ? agents.split(delimiter) : agents.flatMap((a) => a.split(delimiter));
-  return { paths: list.filter(Boolean).map((p) => resolve(p)), optional: [] };
+  return { paths: list.filter(Boolean).map((p) => resolve(p)), optional: [], builtin: [] };
 }
 
-/** The skills folder: `--skills`, else `./skills` when it exists (absolute), else none. */
+/**
+ * The skills folder: `--skills` (or FLOW_SKILLS), exactly that one (absolute). Without it: `./skills`
+ * merged over the skills @meshflow/cli ships (see {@link mergeSkillsFolders}), or the built-in folder
+ * alone when the project has none.
+ */
 export function resolveSkillsDir(option: string | undefined): string | undefined {
-  const skills = option ? resolve(option) : resolve("skills");
-  return option || existsSync(skills) ? skills : undefined;
+  if (option) return resolve(option);
+  const project = resolve("skills");
+  const builtin = existsSync(BUILTIN_SKILLS) ? BUILTIN_SKILLS : undefined;
+  if (!existsSync(project)) return builtin;
+  return builtin ? mergeSkillsFolders(builtin, project) : project;
 }
 
 /** Builds the environment of `flow run` / `flow resume`. The caller calls `close()` when done. */
 export async function runEnvironment(options: EnvironmentOptions): Promise<RunEnvironment> {
   const routing = loadRoutingTable({ overrideFile: options.routing });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
-  const { paths, optional } = agentPaths(options.agents);
-  const loaded = await loadSpecialists(paths, { optional });
+  const agents = agentPaths(options.agents);
+  const { paths } = agents;
+  const loaded = await loadSpecialists(paths, agents);
   const specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
   const store = new FileRunStore(options.store);
   const skillsDir = resolveSkillsDir(options.skills);

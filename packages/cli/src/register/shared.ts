@@ -55,7 +55,10 @@ export function storeOption(): Option {
 
 /** `--agents <dir...>` (env FLOW_AGENTS, separated like PATH): specialist folders. */
 export function agentsOption(): Option {
-  return new Option("--agents <dir...>", "specialist folders (agents/<name>/agent.ts); default ./agents").env(
+  return new Option(
+    "--agents <dir...>",
+    "specialist folders (agents/<name>/agent.ts), exactly these; default ./agents over the built-in specialists",
+  ).env(
     "FLOW_AGENTS",
   );
 }
@@ -64,7 +67,7 @@ export function agentsOption(): Option {
 export function skillsOption(): Option {
   return new Option(
     "--skills <dir>",
-    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
+    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills merged over the built-in skills",
   ).env("FLOW_SKILLS");
 }
 
@@ -97,10 +100,8 @@ export function classificationOptions(command: Command): Command {
     .addOption(
       new Option(
         "--skills <dir>",
-        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md",
-      )
-        .env("FLOW_SKILLS")
-        .default("skills"),
+        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md; default ./skills merged over the built-in skills",
+      ).env("FLOW_SKILLS"),
     )
     .addOption(redisOption("keep tool classifications in this Redis"))
     .addOption(redisPrefixOption())
