@@ -1,3 +1,5 @@
+/** zod, the version the runtime validates with: specialists build their config schemas with it. */
+export { z } from "zod";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
@@ -82,5 +84,3 @@ export {
 } from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
-/** zod, the version the runtime validates with: specialists build their config schemas with it. */
-export { z } from "zod";

@@ -12,11 +12,11 @@ import {
   serveStdio,
 } from "@meshflow/gateway";
 import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
+import { BUILTIN_AGENTS } from "../builtin.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
-import { BUILTIN_AGENTS } from "../builtin.js";
 import { resolveSkillsDir } from "./runEnvironment.js";
 
 /** Options of `flow serve`. */

@@ -58,9 +58,7 @@ export function agentsOption(): Option {
   return new Option(
     "--agents <dir...>",
     "specialist folders (agents/<name>/agent.ts), exactly these; default ./agents over the built-in specialists",
-  ).env(
-    "FLOW_AGENTS",
-  );
+  ).env("FLOW_AGENTS");
 }
 
 /** `--skills <dir>` (env FLOW_SKILLS): skills, capability catalog and alias maps; default ./skills when present. */

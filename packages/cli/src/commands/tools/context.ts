@@ -15,8 +15,8 @@ import {
 } from "@meshflow/resolver";
 import { discoverTools, type ServerFailure } from "../../discovery/discoverTools.js";
 import { requireMcpConfig } from "../../mcpSetup.js";
-import { resolveSkillsDir } from "../runEnvironment.js";
 import type { Output } from "../../output.js";
+import { resolveSkillsDir } from "../runEnvironment.js";
 
 /** Options every `flow tools` command shares. */
 export interface ToolsOptions {
