@@ -71,8 +71,8 @@ function mcpConfig(dir: string, test: string[] | undefined): unknown {
         // The memory server resolves a relative path against its own package folder: keep it absolute.
         env: { MEMORY_FILE_PATH: `\${FLOW_MEMORY_FILE:-${join(dir, ".flow", "memory.jsonl")}}` },
       },
-      // `--no`: never fetch an unrelated package named "flow" from the registry.
-      workspace: { command: "npx", args: ["--no", "flow", "workspace-server", "--root", ".", ...allow] },
+      // `--no`: never fetch an unrelated package named "flow" from the registry; `--`: the rest is flow's.
+      workspace: { command: "npx", args: ["--no", "--", "flow", "workspace-server", "--root", ".", ...allow] },
     },
   };
 }
