@@ -10,7 +10,7 @@ import {
   startRun,
 } from "@meshflow/runtime";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
-import { type Output, printJson } from "../output.js";
+import { coded, type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { TreeView } from "../runView/TreeView.js";
@@ -163,7 +163,7 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
         for (const call of step.calls)
           output.out(
             call.refused
-              ? `    ✗ ${call.name}: ${call.refused.code}: ${call.refused.message}`
+              ? `    ✗ ${call.name}: ${coded(call.refused.code, call.refused.message)}`
               : `    ✓ ${call.name} → ${call.tool} (${call.tier})${call.warnings?.length ? ` warning: ${call.warnings.join("; ")}` : ""}`,
           );
       }
