@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@meshflow/runtime";
 
 /** quality-agent's settings: `config.yaml` beside the agent, a story's `agentConfig["quality-agent"]` over it. */
 export const QualityConfigSchema = z.strictObject({

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@meshflow/runtime";
 import { ScopeSchema } from "../shared/scope.js";
 
 /** refactor-agent's settings: `config.yaml` beside the agent, a story's `agentConfig["refactor-agent"]` over it. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@meshflow/runtime";
 import { ScopeSchema } from "../shared/scope.js";
 
 /** How bad a finding is; a finding at or above `failOn` fails the step. */

@@ -1,5 +1,5 @@
+import { z } from "@meshflow/runtime";
 import picomatch from "picomatch";
-import { z } from "zod";
 
 /** Folders no check looks into, whatever a story's settings say. */
 export const ALWAYS_EXCLUDED = ["**/node_modules/**", "**/.git/**", ".flow/**"] as const;

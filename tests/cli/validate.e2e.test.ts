@@ -56,20 +56,14 @@ describe("flow validate", () => {
     });
   });
 
-  it("warns about settings that would have no effect, and still exits 0", async () => {
+  it("refuses settings for a specialist that does not exist, as flow run does", async () => {
+    // validate used to know no specialists and only warned; it now loads those flow run would load.
     const file = "tests/fixtures/prd/agent-config-unrouted.json";
-    const warning =
-      'no step of this story routes to "refactor-agnet" (did you mean "refactor-agent"?), so these settings have no effect (steps: 3 → refactor-agent)';
     const text = await runFlow(["validate", file]);
-    expect(text.code).toBe(0);
-    expect(text.stderr).toBe(`${file}: $.userStories[0].agentConfig["refactor-agnet"]: warning: ${warning}\n`);
-    expect(text.stdout).toBe(`${file}: valid (1 story, 1 step)\n`);
-    const json = await runFlow(["validate", file, "--json"]);
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({
-      valid: true,
-      errors: [{ file, path: '$.userStories[0].agentConfig["refactor-agnet"]', message: warning, severity: "warning" }],
-    });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe(
+      `${file}: $.userStories[0].agentConfig["refactor-agnet"]: "refactor-agnet" is not a known specialist (did you mean "refactor-agent"?) (known: design-agent, development-agent, quality-agent, refactor-agent, security-agent)\n${file}: invalid (1 problem)\n`,
+    );
   });
 
   it("exits 2 for a missing file, an unknown flag, or no argument", async () => {

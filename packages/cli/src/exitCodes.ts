@@ -32,6 +32,7 @@ const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
   "redis_unavailable",
   "redis_misconfigured",
   "model_unavailable",
+  "dependency_missing",
 ]);
 
 /** The one place error codes become exit codes. */

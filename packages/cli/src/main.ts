@@ -7,6 +7,7 @@ import { registerDiagnose } from "./register/diagnose.js";
 import { registerDocs } from "./register/docs.js";
 import { registerEnqueue } from "./register/enqueue.js";
 import { registerExport } from "./register/export.js";
+import { registerInit } from "./register/init.js";
 import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
 import { registerResume } from "./register/resume.js";
@@ -22,6 +23,7 @@ import { registerWorkspaceServer } from "./register/workspaceServer.js";
 
 /** Every command, in the order `flow --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
+  registerInit,
   registerValidate,
   registerPlan,
   registerRun,

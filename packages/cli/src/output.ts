@@ -19,3 +19,8 @@ export function printJson(output: Output, value: unknown): void {
 export function plural(count: number, word: string, many = `${word}s`): string {
   return `${count} ${count === 1 ? word : many}`;
 }
+
+/** `code: message`, the code printed once: a message that already starts with its code keeps it as it is. */
+export function coded(code: string, message: string): string {
+  return message.startsWith(`${code}:`) || message.startsWith(`${code} `) ? message : `${code}: ${message}`;
+}

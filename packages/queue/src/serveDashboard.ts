@@ -36,9 +36,9 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   const settings = queueSettings(options.settings);
   const [{ Queue }, { createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
     import("bullmq"),
-    import("@bull-board/api"),
-    import("@bull-board/api/bullMQAdapter"),
-    import("@bull-board/express"),
+    optionalPackage("@bull-board/api", () => import("@bull-board/api")),
+    optionalPackage("@bull-board/api", () => import("@bull-board/api/bullMQAdapter")),
+    optionalPackage("@bull-board/express", () => import("@bull-board/express")),
   ]);
   const prefix = bullPrefix(settings);
   const queues: Queue[] = [RUNS_QUEUE, CALLS_QUEUE].map(
@@ -75,3 +75,22 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     },
   };
 }
+
+/** The dashboard's packages are optional peers of @meshflow/queue: a missing one is named with its install command. */
+async function optionalPackage<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw cause;
+    throw new MeshflowError(
+      "dependency_missing",
+      `flow dashboard needs ${DASHBOARD_PACKAGES.join(" and ")}, which are not installed (${name} is missing): npm install -D ${DASHBOARD_PACKAGES.map((p) => `${p}@${DASHBOARD_VERSION}`).join(" ")}`,
+      { cause, details: { package: name } },
+    );
+  }
+}
+
+/** The optional packages `serveDashboard` loads, at the version meshflow is tested with. */
+const DASHBOARD_PACKAGES = ["@bull-board/api", "@bull-board/express"] as const;
+const DASHBOARD_VERSION = "9.10.1";

@@ -1,3 +1,5 @@
+/** zod, the version the runtime validates with: specialists build their config schemas with it. */
+export { z } from "zod";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
@@ -53,6 +55,7 @@ export {
   AGENT_ENTRY_FILES,
   INSTRUCTIONS_FILE,
   type LoadedSpecialist,
+  type LoadSpecialistsOptions,
   loadSpecialists,
 } from "./specialists/loadSpecialists.js";
 export {

@@ -33,8 +33,8 @@ export async function coverageScope(
   configured: readonly string[],
 ): Promise<CoverageScope> {
   const routing = commandRouting(options);
-  const { paths, optional } = agentPaths(options.agents);
-  const loaded = await loadSpecialists(paths, { optional });
+  const agents = agentPaths(options.agents);
+  const loaded = await loadSpecialists(agents.paths, agents);
   const definitions = new Map<string, SpecialistInfo>(
     [...loaded].map(([name, { specialist }]) => [name, specialistInfo(specialist)]),
   );
@@ -42,6 +42,6 @@ export async function coverageScope(
   if (options.prd) byPrd = prdServers(await loadValidPrd(options.prd, routing), routing);
   return {
     specialists: coverageSpecialists({ routing, definitions, skills, configured, ...(byPrd ? { byPrd } : {}) }),
-    agents: paths.filter((p) => existsSync(p)),
+    agents: [...agents.paths, ...agents.builtin].filter((p) => existsSync(p)),
   };
 }

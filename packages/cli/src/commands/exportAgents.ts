@@ -65,8 +65,9 @@ export async function exportAgentsCommand(options: ExportAgentsOptions, output: 
   const harness = parseHarness(options.harness);
   const format = parseFormat(options.format ?? "md");
   const settings = loadExportSettings(harness, options.config);
-  const { paths, optional } = agentPaths(options.agents);
-  const all = await loadExportSpecialists(paths, { optional });
+  const agents = agentPaths(options.agents);
+  const { paths } = agents;
+  const all = await loadExportSpecialists(paths, agents);
   if (!all.length)
     throw new MeshflowError("usage", `no specialists found in ${paths.join(", ")}: nothing to export (see --agents)`);
   const specialists = options.specialist?.length ? selectSpecialists(all, options.specialist) : all;

@@ -28,13 +28,6 @@ const FILES = ["agent.ts", "README.md", "agent.test.ts"] as const;
 // Works from the sources (src/commands) and the build (dist/commands): both are two levels below the package.
 const TEMPLATES = fileURLToPath(new URL("../../templates/specialist/", import.meta.url));
 
-function hasSkills(from: string): boolean {
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "skills", "capabilities.yaml"))) return true;
-    if (dirname(dir) === dir) return false;
-  }
-}
-
 /**
  * `flow new specialist <name>`: writes `<dir>/<name>/{agent.ts,README.md,agent.test.ts}` — a working
  * specialist (reads the files its settings name through a `filesystem_read` tool) and a test that runs
@@ -91,10 +84,5 @@ export async function newSpecialistCommand(
       `      route steps to it with flow run --routing <file> ({"steps": {"${values.__FIRST_STEP__}": "${name}"}})`,
     );
   }
-  if (!hasSkills(parent))
-    output.err(
-      `flow: note: no skills/capabilities.yaml at or above ${parent}: ctx.toolsWith() finds tools by capability ` +
-        "only with a capability catalog (copy meshflow's skills/ folder, or pass --skills to flow run)",
-    );
   return EXIT.ok;
 }

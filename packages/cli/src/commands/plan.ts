@@ -3,7 +3,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
-import { commandRouting } from "./prdInput.js";
+import { commandRouting, knownSpecialists } from "./prdInput.js";
 import { printFailure } from "./tools/list.js";
 
 /** Options of `flow plan`. */
@@ -13,6 +13,8 @@ export interface PlanOptions {
   discover?: boolean;
   mcpConfig?: string;
   routing?: string;
+  /** Specialist folders (`--agents`); default `./agents` over the built-in specialists. */
+  agents?: string[] | string;
 }
 
 function printStepTools(output: Output, tools: StepTools | undefined): void {
@@ -51,7 +53,8 @@ function printPlan(
 /** `flow plan <prd.json>`: the preflight routing table in run order, before any tool is called. */
 export async function planCommand(file: string, options: PlanOptions, output: Output): Promise<ExitCode> {
   const routing = commandRouting(options);
-  const loaded = await loadPrdFile(file, { routing });
+  const specialists = await knownSpecialists(options.agents);
+  const loaded = await loadPrdFile(file, { routing, specialists });
   if (!loaded.prd) {
     if (options.json) printJson(output, { stories: [], problems: loaded.problems });
     else {

@@ -15,3 +15,16 @@ export async function loadValidPrd(file: string, routing: RoutingTable): Promise
     );
   return loaded.prd;
 }
+
+/**
+ * The names of the specialists `flow run` would load with these `--agents` (the project's `./agents` over
+ * the built-in ones by default), so `flow validate` and `flow plan` judge routing as the run will.
+ */
+export async function knownSpecialists(agents: string[] | string | undefined): Promise<ReadonlySet<string>> {
+  const [{ loadSpecialists }, { agentPaths }] = await Promise.all([
+    import("@meshflow/runtime"),
+    import("./runEnvironment.js"),
+  ]);
+  const paths = agentPaths(agents);
+  return new Set((await loadSpecialists(paths.paths, paths)).keys());
+}

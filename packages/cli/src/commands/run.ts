@@ -10,7 +10,7 @@ import {
   startRun,
 } from "@meshflow/runtime";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
-import { type Output, printJson } from "../output.js";
+import { coded, type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { TreeView } from "../runView/TreeView.js";
@@ -164,7 +164,7 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
         for (const call of step.calls)
           output.out(
             call.refused
-              ? `    ✗ ${call.name}: ${call.refused.code}: ${call.refused.message}`
+              ? `    ✗ ${call.name}: ${coded(call.refused.code, call.refused.message)}`
               : `    ✓ ${call.name} → ${call.tool} (${call.tier})${call.warnings?.length ? ` warning: ${call.warnings.join("; ")}` : ""}`,
           );
       }
@@ -193,8 +193,9 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
           record: {
             mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
             routing: options.routing ? resolvePath(options.routing) : undefined,
-            agents: env.agents,
-            skills: env.skillsDir,
+            agents: env.recorded.agents,
+            skills: env.recorded.skills,
+            ...(env.recorded.builtin ? { builtin: true } : {}),
             models,
             ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
           },
@@ -229,6 +230,7 @@ export async function resumeCommand(
       routing: options.routing ?? record.options.routing,
       agents: options.agents ?? record.options.agents,
       skills: options.skills ?? record.options.skills,
+      builtin: options.agents === undefined && options.skills === undefined && record.options.builtin === true,
       models: resumedModels(record.options.models, options, given),
       resumed: true,
       callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,

@@ -17,6 +17,7 @@ import {
   type Specialist,
   type ToolPlane,
 } from "@meshflow/runtime";
+import { BUILTIN_AGENTS, BUILTIN_SKILLS, mergeSkillsFolders } from "../builtin.js";
 import { buildModels } from "./modelSettings.js";
 
 /** Options every run command shares. */
@@ -37,6 +38,11 @@ export interface EnvironmentOptions {
   resumed?: boolean;
   /** The guard's rate limit (0 = none); default `DEFAULT_CALLS_PER_MINUTE`. */
   callsPerMinute?: number;
+  /**
+   * `agents` and `skills` are a resumed run's recorded project folders, to use over the built-in
+   * specialists and skills again (the run was started without `--agents` / `--skills`).
+   */
+  builtin?: boolean;
   /** Servers to start while the rest loads (those the PRD's stories name). */
   warm?: readonly string[];
 }
@@ -52,6 +58,11 @@ export interface RunEnvironment {
   plane: ToolPlane;
   /** The skills folder in use (absolute), recorded for resume. */
   skillsDir: string | undefined;
+  /**
+   * How the run's specialists and skills were chosen, recorded so a resume chooses them the same way:
+   * `builtin` when the project's `./agents` and `./skills` (`agents`, `skills`) sit over the built-ins.
+   */
+  recorded: { agents: string[]; skills: string | undefined; builtin: boolean };
   /** The run's models (stories with a model get `ctx.model`). */
   models?: ModelCatalog;
   /** Closes the plane (MCP servers, executor) and the queue's Redis connection. */
@@ -60,26 +71,51 @@ export interface RunEnvironment {
 
 const DEFAULT_AGENTS = "agents";
 
-/** The specialist folders of `--agents` (or FLOW_AGENTS); without either, `./agents`, which may be missing. */
-export function agentPaths(agents: string[] | string | undefined): { paths: string[]; optional: string[] } {
-  if (agents === undefined) return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)] };
+/**
+ * The specialist folders of `--agents` (or FLOW_AGENTS), exactly those. Without either: `./agents`
+ * (which may be missing) over the specialists @meshflow/cli ships, so a project's `agents/<name>`
+ * replaces the built-in of that name and adds new ones.
+ */
+export function agentPaths(
+  agents: string[] | string | undefined,
+  overBuiltin = false,
+): {
+  paths: string[];
+  optional: string[];
+  builtin: string[];
+} {
+  if (agents === undefined)
+    return { paths: [resolve(DEFAULT_AGENTS)], optional: [resolve(DEFAULT_AGENTS)], builtin: [BUILTIN_AGENTS] };
   const list = typeof agents === "string" ? agents.split(delimiter) : agents.flatMap((a) => a.split(delimiter));
-  return { paths: list.filter(Boolean).map((p) => resolve(p)), optional: [] };
+  const paths = list.filter(Boolean).map((p) => resolve(p));
+  // A resumed run that used the defaults: its project folders (recorded) over the built-ins again.
+  if (overBuiltin) return { paths, optional: paths, builtin: [BUILTIN_AGENTS] };
+  return { paths, optional: [], builtin: [] };
 }
 
-/** The skills folder: `--skills`, else `./skills` when it exists (absolute), else none. */
-export function resolveSkillsDir(option: string | undefined): string | undefined {
-  const skills = option ? resolve(option) : resolve("skills");
-  return option || existsSync(skills) ? skills : undefined;
+/**
+ * The skills folder: `--skills` (or FLOW_SKILLS), exactly that one (absolute). Without it: `./skills`
+ * merged over the skills @meshflow/cli ships (see {@link mergeSkillsFolders}), or the built-in folder
+ * alone when the project has none.
+ */
+export function resolveSkillsDir(option: string | undefined, overBuiltin = false): string | undefined {
+  if (option && !overBuiltin) return resolve(option);
+  const project = resolve(option ?? "skills");
+  const builtin = existsSync(BUILTIN_SKILLS) ? BUILTIN_SKILLS : undefined;
+  if (!existsSync(project)) return builtin;
+  return builtin ? mergeSkillsFolders(builtin, project) : project;
 }
 
 /** Builds the environment of `flow run` / `flow resume`. The caller calls `close()` when done. */
 export async function runEnvironment(options: EnvironmentOptions): Promise<RunEnvironment> {
   const routing = loadRoutingTable({ overrideFile: options.routing });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
-  const { paths, optional } = agentPaths(options.agents);
+  const agents = agentPaths(options.agents, options.builtin === true);
+  // Without --agents and --skills, the project's folders sit over the built-ins (a resume records that).
+  const usesBuiltin = options.builtin === true || (options.agents === undefined && options.skills === undefined);
+  const { paths } = agents;
   const store = new FileRunStore(options.store);
-  const skillsDir = resolveSkillsDir(options.skills);
+  const skillsDir = resolveSkillsDir(options.skills, options.builtin === true);
   const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
   let plane: ToolPlane;
   try {
@@ -108,7 +144,7 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
   let specialists: Map<string, Specialist>;
   let models: ModelCatalog | undefined;
   try {
-    const loaded = await loadSpecialists(paths, { optional });
+    const loaded = await loadSpecialists(paths, agents);
     specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
     models = options.models ? await buildModels(options.models, options.resumed === true) : undefined;
   } catch (error) {
@@ -130,6 +166,9 @@ export async function runEnvironment(options: EnvironmentOptions): Promise<RunEn
     store,
     plane,
     skillsDir,
+    recorded: usesBuiltin
+      ? { agents: paths, skills: resolve(options.skills ?? "skills"), builtin: true }
+      : { agents: paths, skills: skillsDir, builtin: false },
     ...(models ? { models } : {}),
     close,
   };

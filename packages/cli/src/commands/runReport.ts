@@ -1,6 +1,6 @@
 import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
 import type { RunRecord } from "@meshflow/runtime";
-import type { Output } from "../output.js";
+import { coded, type Output } from "../output.js";
 import { formatTokens } from "../runView/formatEvent.js";
 
 /** A step as `flow status` shows it, rebuilt from the run's events. */
@@ -136,7 +136,7 @@ export function printStories(output: Output, stories: readonly StoryReport[]): v
       output.out(
         `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}${step.tokens ? `  [${formatTokens(step.tokens)}]` : ""}`,
       );
-      for (const r of step.refusals) output.out(`        refused ${r.tool}: ${r.code}: ${r.message}`);
+      for (const r of step.refusals) output.out(`        refused ${r.tool}: ${coded(r.code, r.message)}`);
     }
     if (story.gate) output.out(`    ${story.gate.passed ? "✓" : "✗"} gate: ${story.gate.summary}`);
   }

@@ -12,10 +12,12 @@ import {
   serveStdio,
 } from "@meshflow/gateway";
 import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
+import { BUILTIN_AGENTS } from "../builtin.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
+import { resolveSkillsDir } from "./runEnvironment.js";
 
 /** Options of `flow serve`. */
 export interface ServeCommandOptions extends ModelFlags {
@@ -118,6 +120,7 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     typeof options.agents === "string"
       ? options.agents.split(delimiter).filter(Boolean)
       : (options.agents ?? []).flatMap((a) => a.split(delimiter)).filter(Boolean);
+  const skillsDir = resolveSkillsDir(options.skills);
   if (listen && token && token.length < MIN_TOKEN_LENGTH)
     log(`warning: FLOW_SERVE_TOKEN has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} random ones`);
 
@@ -134,7 +137,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
       ...(options.routing ? { routingFile: options.routing } : {}),
       ...(agents.length ? { agents } : {}),
       ...(options.store ? { storeDir: options.store } : {}),
-      ...(options.skills ? { skillsDir: options.skills } : {}),
+      ...(skillsDir ? { skillsDir } : {}),
+      builtinAgents: [BUILTIN_AGENTS],
       models: catalogsByModel(options),
     },
     onEvent: (event) => {

@@ -2,18 +2,21 @@ import { hasErrors, loadPrdFile } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
-import { commandRouting } from "./prdInput.js";
+import { commandRouting, knownSpecialists } from "./prdInput.js";
 
 /** Options of `flow validate`. */
 export interface ValidateOptions {
   json?: boolean;
   routing?: string;
+  /** Specialist folders (`--agents`); default `./agents` over the built-in specialists. */
+  agents?: string[] | string;
 }
 
 /** `flow validate <prd.json>`: every problem of a PRD, located; never writes the file. */
 export async function validateCommand(file: string, options: ValidateOptions, output: Output): Promise<ExitCode> {
   const routing = commandRouting(options);
-  const loaded = await loadPrdFile(file, { routing });
+  const specialists = await knownSpecialists(options.agents);
+  const loaded = await loadPrdFile(file, { routing, specialists });
   const valid = !hasErrors(loaded.problems);
   if (options.json) {
     printJson(output, {

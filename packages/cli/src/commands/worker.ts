@@ -102,7 +102,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       const runtime = await import("@meshflow/runtime");
       const { createRunJobProcessor } = await import("../queue/runJobProcessor.js");
       const agents = agentPaths(options.agents);
-      const loaded = await runtime.loadSpecialists(agents.paths, { optional: agents.optional });
+      const loaded = await runtime.loadSpecialists(agents.paths, agents);
       const skillsDir = resolveSkillsDir(options.skills);
       executor = await QueueExecutor.open({ redis, settings });
       const queueExecutor = executor;

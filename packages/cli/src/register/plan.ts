@@ -1,4 +1,4 @@
-import { EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+import { agentsOption, EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
 
 /** `flow plan <prd.json>`. */
 export const registerPlan: Registrar = (program, { output, setExit }) => {
@@ -10,6 +10,7 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .option("--discover", "start the steps' MCP servers: each step's tools (count, names) and schema size in bytes")
     .addOption(mcpConfigOption())
     .addOption(routingOption())
+    .addOption(agentsOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { planCommand } = await import("../commands/plan.js");

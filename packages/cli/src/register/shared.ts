@@ -55,16 +55,17 @@ export function storeOption(): Option {
 
 /** `--agents <dir...>` (env FLOW_AGENTS, separated like PATH): specialist folders. */
 export function agentsOption(): Option {
-  return new Option("--agents <dir...>", "specialist folders (agents/<name>/agent.ts); default ./agents").env(
-    "FLOW_AGENTS",
-  );
+  return new Option(
+    "--agents <dir...>",
+    "specialist folders (agents/<name>/agent.ts), exactly these; default ./agents over the built-in specialists",
+  ).env("FLOW_AGENTS");
 }
 
 /** `--skills <dir>` (env FLOW_SKILLS): skills, capability catalog and alias maps; default ./skills when present. */
 export function skillsOption(): Option {
   return new Option(
     "--skills <dir>",
-    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills",
+    "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills merged over the built-in skills",
   ).env("FLOW_SKILLS");
 }
 
@@ -97,10 +98,8 @@ export function classificationOptions(command: Command): Command {
     .addOption(
       new Option(
         "--skills <dir>",
-        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md",
-      )
-        .env("FLOW_SKILLS")
-        .default("skills"),
+        "skills folder: capabilities.yaml, capability-overrides.yaml, aliases/, <skill>/SKILL.md; default ./skills merged over the built-in skills",
+      ).env("FLOW_SKILLS"),
     )
     .addOption(redisOption("keep tool classifications in this Redis"))
     .addOption(redisPrefixOption())

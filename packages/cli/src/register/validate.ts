@@ -1,4 +1,4 @@
-import { EXIT_CODES_HELP, type Registrar, routingOption } from "./shared.js";
+import { agentsOption, EXIT_CODES_HELP, type Registrar, routingOption } from "./shared.js";
 
 /** `flow validate <prd.json>`. */
 export const registerValidate: Registrar = (program, { output, setExit }) => {
@@ -8,6 +8,7 @@ export const registerValidate: Registrar = (program, { output, setExit }) => {
     .argument("<prd.json>", "the PRD file (never modified)")
     .option("--json", 'print {"valid", "errors": [{"path", "message"}]}')
     .addOption(routingOption())
+    .addOption(agentsOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { validateCommand } = await import("../commands/validate.js");

@@ -58,7 +58,7 @@ describe("TreeView", () => {
 describe("formatEvent", () => {
   it("gives one plain line per event", () => {
     expect(events.map(formatEvent)).toEqual([
-      "run r1 started: 1 stories from prd.json",
+      "run r1 started: 1 story from prd.json",
       "US-1 started",
       "US-1 step 1 → development-agent (9 tools)",
       "US-1 step 1   call m__a (r1/US-1/step1/1)",

@@ -1,4 +1,5 @@
 import type { RunEvent, TokenCount } from "@meshflow/core";
+import { coded, plural } from "../output.js";
 
 /** `1,234 in + 56 out tokens, 3 turns`, or "" when no model thought. */
 export function formatTokens(tokens: TokenCount | undefined): string {
@@ -15,7 +16,7 @@ const mark = { passed: "✓", failed: "✗", blocked: "⊘", skipped: "–" } as
 export function formatEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case "run.started":
-      return `run ${event.runId} started: ${event.stories.length} stories from ${event.prd}`;
+      return `run ${event.runId} started: ${plural(event.stories.length, "story", "stories")} from ${event.prd}`;
     case "run.resumed":
       return `run ${event.runId} resumed at ${event.state} (${event.prd})`;
     case "story.started":
@@ -29,7 +30,7 @@ export function formatEvent(event: RunEvent): string | undefined {
         event.replayed ? " (recorded result, not run again)" : ` ${event.durationMs} ms`
       }`;
     case "tool.refused":
-      return `${event.storyId} step ${event.step}   refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${event.code}: ${event.message}`;
+      return `${event.storyId} step ${event.step}   refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`;
     case "model.turn":
       return `${event.storyId} step ${event.step}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${
         event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`
@@ -41,6 +42,6 @@ export function formatEvent(event: RunEvent): string | undefined {
     case "story.finished":
       return `${event.storyId} ${mark[event.status]} ${event.status}: ${event.summary}${withTokens(event.tokens)}`;
     case "run.finished":
-      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}${event.error ? ` (${event.error.code}: ${event.error.message})` : ""}`;
+      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}${event.error ? ` (${coded(event.error.code, event.error.message)})` : ""}`;
   }
 }

@@ -55,6 +55,8 @@ export const ERROR_CODES = [
   "harness_unknown",
   "export_config_invalid",
   "export_invalid",
+  // an optional package a command needs is not installed
+  "dependency_missing",
   "internal",
 ] as const;
 

@@ -1,7 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { didYouMean, MeshflowError } from "@meshflow/core";
-import { type LoadedSpecialist, loadSpecialists, type Specialist } from "@meshflow/runtime";
+import {
+  type LoadedSpecialist,
+  type LoadSpecialistsOptions,
+  loadSpecialists,
+  type Specialist,
+} from "@meshflow/runtime";
 import type { ExportSpecialist } from "../model/ExportSpecialist.js";
 
 /** The file beside an agent's entry point whose text becomes the exported agent's instructions. */
@@ -38,7 +43,7 @@ export function exportSpecialists(loaded: ReadonlyMap<string, LoadedSpecialist>)
 /** Loads specialists from agent folders (see `loadSpecialists`) for export. */
 export async function loadExportSpecialists(
   paths: readonly string[],
-  options: { optional?: readonly string[] } = {},
+  options: LoadSpecialistsOptions = {},
 ): Promise<ExportSpecialist[]> {
   return exportSpecialists(await loadSpecialists(paths, options));
 }

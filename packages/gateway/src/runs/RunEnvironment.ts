@@ -12,6 +12,8 @@ export interface RunToolsOptions {
   routingFile?: string;
   /** Specialist folders (default `./agents`, optional). */
   agents?: readonly string[];
+  /** Built-in specialist folders under `./agents` when `agents` is not given (see `loadSpecialists`' `builtin`). */
+  builtinAgents?: readonly string[];
   /** The run store's folder (default `FLOW_HOME` or `.flow`). */
   storeDir?: string;
   /** Skills folder (default `./skills` when present). */
@@ -74,6 +76,7 @@ export class RunEnvironment {
   specialistFiles(): Promise<Map<string, { specialist: Specialist; file: string }>> {
     this.loadingSpecialists ??= loadSpecialists(this.agents, {
       optional: this.options.agents?.length ? [] : this.agents,
+      builtin: this.options.agents?.length ? [] : (this.options.builtinAgents ?? []),
     }).catch((error: unknown) => {
       this.loadingSpecialists = undefined;
       throw error;

@@ -18,6 +18,12 @@ export interface LoadedSpecialist {
 export interface LoadSpecialistsOptions {
   /** Paths that may be missing without an error (the default `agents/` folder). */
   optional?: readonly string[];
+  /**
+   * Folders of built-in specialists (the ones `@meshflow/cli` ships), loaded after `paths`: each of
+   * their specialist folders only when `paths` defined no specialist of that folder's name, so a
+   * project's own `agents/<name>` replaces the built-in of that name. Missing folders are skipped.
+   */
+  builtin?: readonly string[];
 }
 
 function entryOf(folder: string): string | undefined {
@@ -117,6 +123,15 @@ export async function loadSpecialists(
           { details: { file, other: earlier.file } },
         );
       found.set(specialist.name, { specialist, file });
+    }
+  }
+  for (const path of options.builtin ?? []) {
+    const absolute = resolve(path);
+    if (!existsSync(absolute)) continue;
+    for (const file of entriesOf(absolute)) {
+      if (found.has(basename(dirname(file)))) continue;
+      const specialist = await importSpecialist(file);
+      if (!found.has(specialist.name)) found.set(specialist.name, { specialist, file });
     }
   }
   return found;

@@ -26,6 +26,8 @@ export const RunOptionsSchema = z.strictObject({
   stories: z.array(z.string()).optional(),
   failFast: z.boolean(),
   skills: z.string().optional(),
+  /** The run used the project's `agents` and `skills` over the built-in specialists and skills. */
+  builtin: z.boolean().optional(),
   /** The guard's rate limit the run was started with (0 = none); `flow resume` uses it unless given. */
   callsPerMinute: z.number().int().min(0).optional(),
 });

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import {
@@ -36,7 +37,7 @@ export interface SpecialistHarnessOptions {
   /**
    * The skills folder (capability catalog, skills, alias maps), as `flow run --skills`. Default:
    * `FLOW_SKILLS`, else the nearest `skills/` holding a `capabilities.yaml` at or above the working
-   * directory. `false`: none (no capabilities, every step tool in the repertoire).
+   * directory, else the built-in skills of the project's installed `@meshflow/cli`. `false`: none (no capabilities, every step tool in the repertoire).
    */
   skillsDir?: string | false;
   enrichers?: readonly ToolEnricher[];
@@ -85,12 +86,22 @@ export interface SpecialistHarness {
   close(): Promise<void>;
 }
 
-/** `FLOW_SKILLS`, else the nearest `skills/capabilities.yaml` at or above `from`. */
+/**
+ * `FLOW_SKILLS`, else the nearest `skills/capabilities.yaml` at or above `from`, else the built-in
+ * skills of the `@meshflow/cli` installed in the project (read as data; the runtime never imports the CLI).
+ */
 function defaultSkillsDir(from: string): string | undefined {
   if (process.env.FLOW_SKILLS) return resolve(process.env.FLOW_SKILLS);
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     if (existsSync(join(dir, "skills", "capabilities.yaml"))) return join(dir, "skills");
-    if (dirname(dir) === dir) return undefined;
+    if (dirname(dir) === dir) break;
+  }
+  try {
+    const cli = createRequire(join(resolve(from), "package.json")).resolve("@meshflow/cli/package.json");
+    const builtin = join(dirname(cli), "builtin", "skills");
+    return existsSync(join(builtin, "capabilities.yaml")) ? builtin : undefined;
+  } catch {
+    return undefined;
   }
 }
 

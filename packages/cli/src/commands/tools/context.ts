@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import {
   type AliasMap,
@@ -15,6 +16,7 @@ import {
 import { discoverTools, type ServerFailure } from "../../discovery/discoverTools.js";
 import { requireMcpConfig } from "../../mcpSetup.js";
 import type { Output } from "../../output.js";
+import { resolveSkillsDir } from "../runEnvironment.js";
 
 /** Options every `flow tools` command shares. */
 export interface ToolsOptions {
@@ -45,7 +47,7 @@ export interface ToolsContext {
  */
 export async function loadToolsContext(options: ToolsOptions, servers?: readonly string[]): Promise<ToolsContext> {
   const mcpConfig = requireMcpConfig(options.mcpConfig);
-  const skillsDir = options.skills ?? process.env.FLOW_SKILLS ?? "skills";
+  const skillsDir = resolveSkillsDir(options.skills ?? process.env.FLOW_SKILLS) ?? resolve("skills");
   const { catalog, overrides, skills, aliases } = loadSkillsFolder(skillsDir);
   const { tools, failures } = await discoverTools(mcpConfig.servers, servers ?? [...mcpConfig.servers.keys()]);
   for (const [name, problems] of mcpConfig.invalid)

@@ -1,0 +1,158 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { MeshflowError } from "@meshflow/core";
+import { EXIT, type ExitCode } from "../exitCodes.js";
+import { type Output, printJson } from "../output.js";
+
+/** Options of `flow init`. */
+export interface InitOptions {
+  /** Ask nothing: take every answer from package.json. */
+  yes?: boolean;
+  json?: boolean;
+  /** The project folder (default: the working folder). */
+  dir?: string;
+}
+
+/** What `flow init` did with one file. */
+export interface InitFile {
+  file: string;
+  status: "written" | "kept" | "updated";
+}
+
+/** The commands `flow init` suggests next. */
+export const INIT_NEXT = ["npx flow validate prd/prd.json", "npx flow plan prd/prd.json", "npx flow run prd/prd.json"];
+
+interface ProjectFacts {
+  name: string;
+  /** argv of the test command, e.g. ["npm", "test"]; undefined without a test script. */
+  test: string[] | undefined;
+}
+
+function readProject(dir: string): ProjectFacts {
+  const file = join(dir, "package.json");
+  let pkg: { name?: unknown; scripts?: Record<string, unknown> } = {};
+  if (existsSync(file)) {
+    try {
+      pkg = JSON.parse(readFileSync(file, "utf8")) as typeof pkg;
+    } catch (cause) {
+      throw new MeshflowError("json_invalid", `${file}: not valid JSON (${(cause as Error).message})`, { cause });
+    }
+  }
+  const name = typeof pkg.name === "string" && pkg.name ? pkg.name : (dir.split(/[\\/]/).pop() ?? "project");
+  const script = pkg.scripts?.test;
+  // npm's placeholder test script only fails: no verify command from it.
+  const usable = typeof script === "string" && script.trim() !== "" && !script.includes("no test specified");
+  return { name, test: usable ? ["npm", "test"] : undefined };
+}
+
+async function ask(facts: ProjectFacts, output: Output): Promise<ProjectFacts> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const name = (await rl.question(`project name (${facts.name}): `)).trim() || facts.name;
+    const shown = facts.test?.join(" ") ?? "none";
+    const answer = (await rl.question(`test command, run as the story's verify (${shown}; "none" for none): `)).trim();
+    const test = answer === "" ? facts.test : answer === "none" ? undefined : answer.split(/\s+/);
+    return { name, test };
+  } finally {
+    rl.close();
+    output.err("");
+  }
+}
+
+function mcpConfig(dir: string, test: string[] | undefined): unknown {
+  const allow = test?.[0] ? ["--allow", test[0]] : [];
+  return {
+    mcpServers: {
+      filesystem: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+      memory: {
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-memory"],
+        // The memory server resolves a relative path against its own package folder: keep it absolute.
+        env: { MEMORY_FILE_PATH: `\${FLOW_MEMORY_FILE:-${join(dir, ".flow", "memory.jsonl")}}` },
+      },
+      // `--no`: never fetch an unrelated package named "flow" from the registry; `--`: the rest is flow's.
+      workspace: { command: "npx", args: ["--no", "--", "flow", "workspace-server", "--root", ".", ...allow] },
+    },
+  };
+}
+
+function firstPrd(facts: ProjectFacts): unknown {
+  const verify = facts.test ? [{ name: "tests", run: facts.test }] : undefined;
+  return {
+    project: facts.name,
+    branchName: "flow/first-run",
+    description: `First meshflow PRD of ${facts.name}, written by flow init.`,
+    userStories: [
+      {
+        id: "US-001",
+        title: facts.test ? `The tests of ${facts.name} pass` : `Check ${facts.name}`,
+        description: facts.test
+          ? `As a maintainer I want \`${facts.test.join(" ")}\` to pass, run by the quality specialist and by the completion gate.`
+          : "As a maintainer I want the project checked (add a test script to package.json, then a verify command here).",
+        acceptanceCriteria: facts.test ? [`\`${facts.test.join(" ")}\` exits 0`] : ["The project has tests"],
+        mavenSteps: [5],
+        mcpTools: { step5: ["workspace"] },
+        ...(verify ? { verify } : {}),
+        priority: 1,
+        passes: false,
+        notes: "",
+      },
+    ],
+  };
+}
+
+/** Writes `file` only when it does not exist yet. */
+function writeNew(dir: string, file: string, text: string, done: InitFile[]): void {
+  const path = join(dir, file);
+  if (existsSync(path)) {
+    done.push({ file, status: "kept" });
+    return;
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text, { flag: "wx" });
+  done.push({ file, status: "written" });
+}
+
+function ignoreFlow(dir: string, done: InitFile[]): void {
+  const path = join(dir, ".gitignore");
+  if (!existsSync(path)) {
+    writeFileSync(path, ".flow/\n", { flag: "wx" });
+    done.push({ file: ".gitignore", status: "written" });
+    return;
+  }
+  const text = readFileSync(path, "utf8");
+  const lines = text.split(/\r?\n/).map((l) => l.trim());
+  if (lines.some((l) => [".flow", ".flow/", "/.flow", "/.flow/"].includes(l))) {
+    done.push({ file: ".gitignore", status: "kept" });
+    return;
+  }
+  appendFileSync(path, `${text === "" || text.endsWith("\n") ? "" : "\n"}.flow/\n`);
+  done.push({ file: ".gitignore", status: "updated" });
+}
+
+/**
+ * `flow init`: sets a project up for meshflow — `.mcp.json` (filesystem, memory and meshflow's workspace
+ * server allowing the test command), a first PRD `prd/prd.json` built from package.json, `.flow/` in
+ * `.gitignore`. An existing file is never overwritten: it is named as kept and left alone.
+ */
+export async function initCommand(options: InitOptions, output: Output): Promise<ExitCode> {
+  const dir = resolve(options.dir ?? ".");
+  let facts = readProject(dir);
+  if (!options.yes && !options.json && process.stdin.isTTY && process.stderr.isTTY) facts = await ask(facts, output);
+  const done: InitFile[] = [];
+  writeNew(dir, ".mcp.json", `${JSON.stringify(mcpConfig(dir, facts.test), null, 2)}\n`, done);
+  writeNew(dir, join("prd", "prd.json"), `${JSON.stringify(firstPrd(facts), null, 2)}\n`, done);
+  ignoreFlow(dir, done);
+  if (options.json) {
+    printJson(output, { dir, files: done, next: INIT_NEXT });
+    return EXIT.ok;
+  }
+  for (const { file, status } of done)
+    output.out(status === "kept" ? `kept    ${file} (exists; left alone)` : `${status.padEnd(7)} ${file}`);
+  if (!facts.test)
+    output.err("flow: note: package.json has no test script: add one, then a verify command to prd/prd.json");
+  output.out("\nnext:");
+  for (const command of INIT_NEXT) output.out(`  ${command}`);
+  return EXIT.ok;
+}

@@ -1,0 +1,163 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/runFlow.js";
+
+const exec = promisify(execFile);
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A user's environment: none of the outer vitest's or meshflow's variables, no colour. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("VITEST") && !k.startsWith("FLOW_") && !["NODE_ENV", "FORCE_COLOR"].includes(k),
+    ),
+  );
+  return { ...env, NO_COLOR: "1", npm_config_update_notifier: "false" };
+}
+
+async function run(command: string, args: string[], cwd: string, timeout = 120_000): Promise<Result> {
+  try {
+    const { stdout, stderr } = await exec(command, args, { cwd, env: userEnv(), timeout, maxBuffer: 32 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string };
+    return {
+      code: typeof e.code === "number" ? e.code : -1,
+      stdout: e.stdout ?? "",
+      stderr: e.stderr ?? String(error),
+    };
+  }
+}
+
+/** The version of a package this repository installed, so the temp project's install hits the npm cache. */
+function installedVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string })
+    .version;
+}
+
+const PUBLISHED = readdirSync(join(ROOT, "packages")).filter((p) => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "packages", p, "package.json"), "utf8")) as { private?: boolean };
+  return pkg.private !== true;
+});
+
+// The user's path, walked as a user walks it: every published workspace packed to a tarball (after
+// `npm run build`), a fresh project outside the repository, the tarballs installed there with npm, and
+// the `flow` binary run through npx. Third-party packages come from the npm cache (or the registry).
+describe("@meshflow/cli installed from packed tarballs", () => {
+  let work: string;
+  let project: string;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "meshflow-install-"));
+    const tarballs = join(work, "tarballs");
+    mkdirSync(tarballs);
+    for (const p of PUBLISHED) {
+      const packed = await run("npm", ["pack", "--silent", "--pack-destination", tarballs], join(ROOT, "packages", p));
+      expect(packed.code, packed.stderr).toBe(0);
+    }
+    project = join(work, "my-app");
+    mkdirSync(join(project, "test"), { recursive: true });
+    writeFileSync(
+      join(project, "package.json"),
+      `${JSON.stringify({ name: "my-app", version: "1.0.0", private: true, type: "module", scripts: { test: "node --test" } }, null, 2)}\n`,
+    );
+    writeFileSync(join(project, "test", "sum.test.js"), 'import test from "node:test";\ntest("adds", () => {});\n');
+    const installed = await run(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--save-dev",
+        ...readdirSync(tarballs).map((t) => join(tarballs, t)),
+        `@modelcontextprotocol/server-filesystem@${installedVersion("@modelcontextprotocol/server-filesystem")}`,
+        `@modelcontextprotocol/server-memory@${installedVersion("@modelcontextprotocol/server-memory")}`,
+        `vitest@${installedVersion("vitest")}`,
+      ],
+      project,
+      300_000,
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+  }, 360_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("packs every published workspace with its built files and no tsbuildinfo", () => {
+    expect(PUBLISHED).toContain("cli");
+    for (const p of PUBLISHED)
+      expect(existsSync(join(project, "node_modules", "@meshflow", p, "dist", "index.js"))).toBe(true);
+    expect(existsSync(join(project, "node_modules", "@meshflow", "cli", "dist", ".tsbuildinfo"))).toBe(false);
+    expect(
+      existsSync(join(project, "node_modules", "@meshflow", "cli", "builtin", "agents", "quality-agent", "agent.ts")),
+    ).toBe(true);
+  });
+
+  it("gives the flow and meshflow commands", async () => {
+    const version = await run("npx", ["flow", "--version"], project);
+    expect(version.stdout.trim()).toBe(installedVersionOf(project));
+    const second = await run("npx", ["meshflow", "--version"], project);
+    expect(second.stdout.trim()).toBe(version.stdout.trim());
+  });
+
+  it("sets the project up, validates, plans and runs its first PRD with the built-in specialists", async () => {
+    const init = await run("npx", ["flow", "init", "--yes"], project);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain("written .mcp.json");
+    expect(init.stdout).toContain("npx flow run prd/prd.json");
+    expect(readFileSync(join(project, ".gitignore"), "utf8")).toContain(".flow/");
+    const prd = JSON.parse(readFileSync(join(project, "prd", "prd.json"), "utf8"));
+    expect(prd.project).toBe("my-app");
+    expect(prd.userStories[0].verify).toEqual([{ name: "tests", run: ["npm", "test"] }]);
+
+    const again = await run("npx", ["flow", "init", "--yes", "--json"], project);
+    expect(JSON.parse(again.stdout).files.map((f: { status: string }) => f.status)).toEqual(["kept", "kept", "kept"]);
+
+    const validate = await run("npx", ["flow", "validate", "prd/prd.json"], project);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain("valid (1 story, 1 step)");
+
+    const plan = await run("npx", ["flow", "plan", "prd/prd.json"], project);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/step 5\s+quality-agent\s+workspace/);
+
+    // The three servers flow init configured start from the project (npx finds the installed ones).
+    const tools = await run("npx", ["flow", "tools", "list", "--json"], project);
+    expect(tools.code, tools.stderr).toBe(0);
+    const servers = new Set((JSON.parse(tools.stdout) as { server: string }[]).map((t) => t.server));
+    expect([...servers].sort()).toEqual(["filesystem", "memory", "workspace"]);
+
+    const flowRun = await run("npx", ["flow", "run", "prd/prd.json"], project);
+    expect(flowRun.code, flowRun.stdout + flowRun.stderr).toBe(0);
+    expect(flowRun.stdout).toContain("US-001 step 5 ✓ passed");
+    const after = JSON.parse(readFileSync(join(project, "prd", "prd.json"), "utf8"));
+    expect(after.userStories[0].passes).toBe(true);
+  });
+
+  it("scaffolds a specialist whose generated test passes with the project's vitest", async () => {
+    const created = await run("npx", ["flow", "new", "specialist", "my-agent"], project);
+    expect(created.code, created.stderr).toBe(0);
+    const test = await run("npx", ["vitest", "run", "agents/my-agent"], project);
+    expect(test.code, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/3 passed/);
+    // The project's own specialist is known next to the built-in ones.
+    const validate = await run("npx", ["flow", "validate", "prd/prd.json", "--json"], project);
+    expect(JSON.parse(validate.stdout).valid).toBe(true);
+  });
+});
+
+function installedVersionOf(project: string): string {
+  const file = join(project, "node_modules", "@meshflow", "cli", "package.json");
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
