@@ -19,7 +19,9 @@ beforeEach(() => {
   });
 });
 
-const flow = (args: string[]) => runFlow([...args, "--skills", join(ROOT, "skills")], { cwd: dir });
+// The project's own specialists only (without --agents the built-in ones would be added beside them).
+const flow = (args: string[]) =>
+  runFlow([...args, "--skills", join(ROOT, "skills"), "--agents", join(dir, "agents")], { cwd: dir });
 const read = (file: string) => readFileSync(join(dir, file), "utf8");
 
 describe("flow export agents", () => {

@@ -92,7 +92,15 @@ export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace
   };
   writeFileSync(join(dir, ".mcp.json"), JSON.stringify(config, null, 2));
   const prd = join(dir, "prd.json");
-  const env = { FLOW_AGENTS: options.agents ?? FIXTURE_AGENTS, FLOW_HOME: undefined, ...options.env };
+  // No skills unless a test names them: the runs exercise the runtime, not the built-in skills' grants.
+  const noSkills = join(dir, "no-skills");
+  mkdirSync(noSkills);
+  const env = {
+    FLOW_AGENTS: options.agents ?? FIXTURE_AGENTS,
+    FLOW_SKILLS: noSkills,
+    FLOW_HOME: undefined,
+    ...options.env,
+  };
   const events: RunEvent[] = [];
   return {
     dir,

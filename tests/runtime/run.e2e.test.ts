@@ -35,7 +35,13 @@ describe("flow run", () => {
     ]);
     const result = await ws.flow(["run", "prd.json", "--json"]);
     expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
+    expect(
+      result.code,
+      result.stdout
+        .split("\n")
+        .filter((l) => l.includes("finished"))
+        .join("\n"),
+    ).toBe(0);
     const events = parseEvents(result.stdout);
     expect(events.at(-1)).toMatchObject({ type: "run.finished", status: "passed", passed: 1 });
     const runId = events[0]?.runId ?? "";
@@ -179,10 +185,10 @@ describe("flow run", () => {
         },
       },
     ]);
-    const dry = await ws.flow(["run", "prd.json", "--dry-run"]);
+    const dry = await ws.flow(["run", "prd.json", "--dry-run"], { FLOW_SKILLS: join(ws.dir, "skills") });
     expect(dry.stdout).toContain("✓ remember → memory__create_entities (alias)");
     expect(dry.stdout).toContain("✓ kb_read_graph → memory__read_graph (prefix)");
-    const result = await ws.flow(["run", "prd.json", "--json"]);
+    const result = await ws.flow(["run", "prd.json", "--json"], { FLOW_SKILLS: join(ws.dir, "skills") });
     expect(result.code).toBe(0);
     expect(ws.entities()).toEqual(["aliased"]);
   });

@@ -124,7 +124,7 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
       if (closed) return;
       closed = true;
       await executor.close();
-      if (loading && !options.clientPool) await (await loading).pool.close();
+      if (pooling && !options.clientPool) await (await pooling).pool.close();
     },
   };
 }

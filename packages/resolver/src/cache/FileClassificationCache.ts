@@ -52,7 +52,8 @@ export class FileClassificationCache implements ClassificationCache {
       version: 1,
       entries: Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
-    writeFileAtomic(this.location, `${JSON.stringify(content, null, 2)}\n`);
+    // Owner-only, like everything under the run store.
+    writeFileAtomic(this.location, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   }
 
   async close(): Promise<void> {}
