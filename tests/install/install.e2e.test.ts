@@ -52,7 +52,7 @@ const PUBLISHED = readdirSync(join(ROOT, "packages")).filter((p) => {
 // The user's path, walked as a user walks it: every published workspace packed to a tarball (after
 // `npm run build`), a fresh project outside the repository, the tarballs installed there with npm, and
 // the `flow` binary run through npx. Third-party packages come from the npm cache (or the registry).
-describe("@meshflow/cli installed from packed tarballs", () => {
+describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, () => {
   let work: string;
   let project: string;
 

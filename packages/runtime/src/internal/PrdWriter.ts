@@ -1,13 +1,4 @@
-import { readFileSync } from "node:fs";
 import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
-
-function readIfExists(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
@@ -72,8 +63,6 @@ export class PrdWriter {
     this.flush();
     const written = this.#written.splice(0);
     if (!written.length) return;
-    // A file still exactly as the last write left it holds every mark: nothing to check again.
-    if (this.#cache.text !== undefined && readIfExists(this.#file) === this.#cache.text) return;
     delete this.#cache.text;
     this.#pending = written;
     this.#closing = true;
