@@ -225,7 +225,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       plan = checked.plan;
       warnings.push(...checked.warnings);
       runner = makeRunner(handle);
-      runner.setTools(checked.tools);
+      runner.setTools(checked.tools, checked.failures);
       return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
     } catch (error) {
       preflightError = toMeshflowError(error);
@@ -461,7 +461,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   }
 
   if (mode.kind === "resume") {
-    runner?.setTools(mode.checked.tools);
+    runner?.setTools(mode.checked.tools, mode.checked.failures);
     warnings.push(...mode.checked.warnings);
     // Stories this run already passed whose PRD mark may not have been written before it stopped.
     const h = mode.handle;

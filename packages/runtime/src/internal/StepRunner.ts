@@ -13,7 +13,7 @@ import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { defaultThink } from "../specialists/scriptedThenModel.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
-import type { ToolPlane } from "../ToolPlane.js";
+import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
 import { stepModel } from "./stepModel.js";
 import type { CallEvidence, CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
@@ -84,14 +84,19 @@ export class StepRunner {
   readonly #prepared = new Map<string, Prepared>();
   readonly #inFlight = new Set<Promise<unknown>>();
   #tools: readonly ToolDescriptor[] = [];
+  #failures: ReadonlyMap<string, DiscoveryFailure> = new Map();
 
   constructor(deps: StepRunnerDeps) {
     this.#deps = deps;
   }
 
-  /** The tools the preflight discovered: every step's repertoire comes from these. */
-  setTools(tools: readonly ToolDescriptor[]): void {
+  /**
+   * The tools the preflight discovered: every step's repertoire comes from these. A step naming one of
+   * the `failures` (a server that could not be listed) is blocked with that server's error.
+   */
+  setTools(tools: readonly ToolDescriptor[], failures: readonly DiscoveryFailure[] = []): void {
     this.#tools = tools;
+    this.#failures = new Map(failures.map((f) => [f.server, f]));
     this.#prepared.clear();
   }
 
@@ -130,6 +135,21 @@ export class StepRunner {
         repertoire: [],
         repertoireNames: new Set(),
         blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
+      };
+    const unusable = stepServers.flatMap((server) => this.#failures.get(server) ?? []);
+    if (unusable.length)
+      return {
+        specialist: name,
+        tools: 0,
+        stepServers,
+        stepTools: [],
+        repertoire: [],
+        repertoireNames: new Set(),
+        specialistDef,
+        blocked: {
+          summary: unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; "),
+          environment: true,
+        },
       };
     const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
     const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
