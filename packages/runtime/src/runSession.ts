@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import {
   type McpConfig,
   MeshflowError,
@@ -40,6 +40,12 @@ export interface RunDependencies {
 /** How a new run is started. */
 export interface StartRunOptions {
   prdFile: string;
+  /**
+   * The PRD's folder as its author knows it, when `prdFile` is a copy kept elsewhere (a queued run's
+   * copy in the worker's store): `verify` working directories and evidence paths are relative to it.
+   * Default: the folder of `prdFile`.
+   */
+  prdDir?: string;
   runId?: string;
   /** Only these story ids. */
   stories?: string[];
@@ -222,7 +228,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
       };
       handle = await deps.store.create(record);
-      plan = checked.plan;
+      plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
       warnings.push(...checked.warnings);
       runner = makeRunner(handle);
       runner.setTools(checked.tools, checked.failures);

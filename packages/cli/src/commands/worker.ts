@@ -100,7 +100,9 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     let runs: import("@meshflow/queue").RunJobProcessor | undefined;
     if (queues.includes("runs")) {
       const runtime = await import("@meshflow/runtime");
-      const { createRunJobProcessor } = await import("../queue/runJobProcessor.js");
+      const { createRunJobProcessor, sweepQueuedCopies } = await import("../queue/runJobProcessor.js");
+      // PRD copies a killed worker left in the store (its runs go to another worker, with a copy of its own).
+      sweepQueuedCopies(storeRoot);
       const agents = agentPaths(options.agents);
       const loaded = await runtime.loadSpecialists(agents.paths, { optional: agents.optional });
       const skillsDir = resolveSkillsDir(options.skills);
