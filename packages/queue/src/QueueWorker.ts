@@ -73,6 +73,14 @@ const RETRY_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 const emptyCounts = (): QueuedRunCounts => ({ passed: 0, failed: 0, blocked: 0, skipped: 0 });
 
+/** The failed reason of a run job whose work failed: its counts and the first story that did not pass. */
+function outcomeReason(outcome: RunJobOutcome): string {
+  const { passed, failed, blocked, skipped } = outcome.counts;
+  const first = outcome.stories.find((s) => s.status === "failed" || s.status === "blocked");
+  const why = first ? `; ${first.id} ${first.status}: ${first.summary.split("\n")[0]}` : "";
+  return `run failed: ${passed} passed, ${failed} failed, ${blocked} blocked, ${skipped} skipped${why}`;
+}
+
 /**
  * A `flow worker`'s queue side: BullMQ workers for tool-call jobs (run through the middleware chain,
  * journaled and fenced in Redis) and run jobs (handed to a {@link RunJobProcessor}). `drain()` stops
@@ -211,6 +219,9 @@ export class QueueWorker {
       if (job.name === PRD_JOB)
         await this.#board.finish(data.runId, { status: outcome.status, counts: outcome.counts });
       this.#options.onEvent?.({ type: "run.finished", runId: data.runId, job: String(job.id), status: outcome.status });
+      // One meaning of a run's outcome everywhere: work that failed is a failed job (Bull Board, the
+      // queue counts), as the run board says for `flow status --redis` and `flow enqueue --wait`.
+      if (outcome.status === "failed") throw new UnrecoverableError(outcomeReason(outcome));
       return outcome;
     } finally {
       this.#runAborts.delete(controller);
@@ -275,7 +286,12 @@ export class QueueWorker {
     const status = counts.failed + counts.blocked === 0 ? "passed" : "failed";
     await this.#board.finish(data.runId, { status, counts });
     this.#options.onEvent?.({ type: "run.finished", runId: data.runId, job: String(job.id), status });
-    return { status, counts, stories: run?.stories ?? [] };
+    const outcome: RunJobOutcome = { status, counts, stories: run?.stories ?? [] };
+    if (status === "failed") {
+      const { UnrecoverableError } = await import("bullmq");
+      throw new UnrecoverableError(outcomeReason(outcome));
+    }
+    return outcome;
   }
 
   /** Jobs this worker is running now. */
