@@ -13,6 +13,7 @@ import type { PassMark } from "./gate/writeStoryPassed.js";
 import { PrdWriter } from "./internal/PrdWriter.js";
 import { StepRunner } from "./internal/StepRunner.js";
 import type { ConfirmDestructive } from "./internal/toolCall.js";
+import { reusableVerifies } from "./internal/verifiedCommands.js";
 import { type ChiefContext, type ChiefEvent, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
 import { type Preflight, preflightRun } from "./preflight.js";
 import type { RunPlan } from "./RunPlan.js";
@@ -291,12 +292,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         )
         .then((result) => ({ type: "STEP_DONE", result }));
     if (value === "gating")
-      return runVerify(storyOf(context.story).story.verify ?? [], requirePlan().prdDir, controller.signal).then(
-        (gate) => ({
-          type: "GATE_DONE",
-          gate,
-        }),
-      );
+      return runVerify(
+        storyOf(context.story).story.verify ?? [],
+        requirePlan().prdDir,
+        controller.signal,
+        // Commands a step already ran and passed, with nothing written since, are not run again.
+        reusableVerifies(context.steps),
+      ).then((gate) => ({ type: "GATE_DONE", gate }));
     if (value === "concluding") return conclude(context);
     return undefined;
   }

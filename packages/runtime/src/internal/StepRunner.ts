@@ -16,7 +16,8 @@ import { stepConfig } from "../specialists/specialistConfig.js";
 import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
 import { stepModel } from "./stepModel.js";
-import type { CallEvidence, CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
+import type { CallEvidence, CallLog, CallScope, CallWrite, ConfirmDestructive } from "./toolCall.js";
+import type { VerifiedCommand } from "./verifiedCommands.js";
 
 /** A step ready to think: its specialist and repertoire. */
 export interface PreparedStep {
@@ -38,6 +39,10 @@ export interface StepResult {
   environment?: boolean;
   /** Tokens the step's model used (absent when no model thought). */
   tokens?: TokenCount;
+  /** The story's verify commands this step ran through a code_execute call, as the runtime checked them. */
+  verified?: VerifiedCommand[];
+  /** The step's calls that may have written (see `CallLog.writes`); absent when none did. */
+  writes?: CallWrite[];
 }
 
 interface Prepared extends PreparedStep {
@@ -184,7 +189,7 @@ export class StepRunner {
     if (!settings.ok)
       return { ...base, status: "blocked", summary: `${story.id}: ${settings.message}`, calls: [], evidence: [] };
     const { runId, plane, journal, signal } = this.#deps;
-    const log: CallLog = { seq: 0, evidence: [], unknown: [] };
+    const log: CallLog = { seq: 0, evidence: [], unknown: [], writes: [], produced: new WeakMap() };
     const scope: CallScope = {
       runId,
       storyId: story.id,
@@ -254,6 +259,8 @@ export class StepRunner {
       evidence: result.evidence,
       ...(environment ? { environment } : {}),
       ...(tokens.turns ? { tokens } : {}),
+      ...(ctx.verifiedCommands.length ? { verified: ctx.verifiedCommands } : {}),
+      ...(log.writes.length ? { writes: log.writes } : {}),
     };
   }
 }
