@@ -28,11 +28,13 @@ describe("sweepQueuedCopies", () => {
     mkdirSync(queuedCopiesDir(store));
     const dead = spawnSync(process.execPath, ["-e", ""]).pid;
     writeFileSync(queuedPrdPath(store, "q1", dead), "{}");
+    writeFileSync(join(queuedCopiesDir(store), `.${dead}-q1.json.lock`), "{}");
     writeFileSync(queuedPrdPath(store, "q2", process.pid), "{}");
     writeFileSync(queuedPrdPath(store, "q3", process.ppid), "{}");
-    expect(sweepQueuedCopies(store)).toEqual([`${dead}-q1.json`]);
+    writeFileSync(join(queuedCopiesDir(store), `.${process.ppid}-q3.json.lock`), "{}");
+    expect(sweepQueuedCopies(store).sort()).toEqual([`${dead}-q1.json`, `.${dead}-q1.json.lock`].sort());
     expect(readdirSync(queuedCopiesDir(store)).sort()).toEqual(
-      [`${process.pid}-q2.json`, `${process.ppid}-q3.json`].sort(),
+      [`${process.pid}-q2.json`, `${process.ppid}-q3.json`, `.${process.ppid}-q3.json.lock`].sort(),
     );
     expect(sweepQueuedCopies(join(store, "none"))).toEqual([]);
   });

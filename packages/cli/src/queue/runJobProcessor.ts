@@ -83,7 +83,8 @@ export function sweepQueuedCopies(storeRoot: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    // `<pid>-<id>.json`, and the run's PRD lock beside it, `.<pid>-<id>.json.lock`.
+    const pid = Number(/^\.?(\d+)-/.exec(name)?.[1]);
     if (pid === process.pid || (pid && alive(pid))) continue;
     rmSync(join(dir, name), { force: true });
     removed.push(name);
