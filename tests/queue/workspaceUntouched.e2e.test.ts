@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { type FlowWorker, startFlowWorker } from "../helpers/flowWorker.js";
+import { FAST_FAILOVER, type FlowWorker, startFlowWorker, until } from "../helpers/flowWorker.js";
 import { flowWorkspace, parseEvents, serverEntry } from "../helpers/flowWorkspace.js";
-import { queuedStatus } from "../helpers/queuedRuns.js";
+import { enqueue, finishedRun, queuedStatus } from "../helpers/queuedRuns.js";
 import { ROOT } from "../helpers/runFlow.js";
 
 let workers: FlowWorker[] = [];
@@ -108,4 +108,36 @@ describe("queued runs leave the workspace alone", () => {
     // The copies lived in the workers' store and are gone.
     expect(readdirSync(join(ws.dir, ".flow/queued"))).toEqual([]);
   }, 120_000);
+
+  it("a killed worker's PRD copy stays in its store, and the next worker start removes it", async () => {
+    const prefix = `kill-${process.pid}-${Date.now()}:`;
+    const url = inject("redisUrl");
+    const ws = flowWorkspace();
+    ws.writePrd([
+      { mcpTools: { step1: ["slow"] }, calls: { step1: [{ tool: "slow__wait_for", args: { file: "go" } }] } },
+    ]);
+    const copies = () => readdirSync(join(ws.dir, ".flow/queued"));
+    const first = await startFlowWorker(ws, url, ["--redis-prefix", prefix, ...FAST_FAILOVER]);
+    workers.push(first);
+    const [runId] = await enqueue(ws, url, ["prd.json", "--redis-prefix", prefix]);
+    const pid = first.child.pid;
+    await until("the run's copy in the worker's store", () => {
+      try {
+        return copies().includes(`${pid}-${runId}.json`);
+      } catch {
+        return false;
+      }
+    });
+    expect(readdirSync(ws.dir).filter((f) => f.includes("queued"))).toEqual([]);
+    await first.stop("SIGKILL");
+    // The dead worker's copy (and its lock) are left behind until a worker starts with this store.
+    expect(copies()).toContain(`${pid}-${runId}.json`);
+    const second = await startFlowWorker(ws, url, ["--redis-prefix", prefix, ...FAST_FAILOVER]);
+    workers.push(second);
+    expect(copies().filter((f) => f.includes(`${pid}-`))).toEqual([]);
+    writeFileSync(join(ws.files, "go"), "");
+    const run = await finishedRun(url, runId ?? "", { prefix });
+    expect(run.status).toBe("passed");
+    expect(copies()).toEqual([]);
+  }, 90_000);
 });
