@@ -47,7 +47,8 @@ export default defineSpecialist({
       const name = verify.name ?? verify.run.join(" ");
       const args = commandArguments(tool, verify);
       if (!args) return ctx.block(`${tool.qualifiedName} does not take argv`, ...work.evidence);
-      const outcome = interpretResult(await ctx.call(tool.qualifiedName, args), ctx.config.tailLines);
+      const result = await ctx.call(tool.qualifiedName, args);
+      const outcome = interpretResult(result, ctx.config.tailLines);
       if (outcome.kind === "not_run")
         return ctx.block(
           `verify "${name}" could not run through ${tool.qualifiedName}: ${outcome.code}: ${outcome.message}`,
@@ -68,7 +69,17 @@ export default defineSpecialist({
           tail: outcome.tail,
         });
         if (ctx.config.stopOnFailure) break;
-      } else ran.push({ name, run: verify.run, status: "passed", exitCode: outcome.exitCode });
+      } else {
+        // The runtime checks the claim; the completion gate then need not run this command again.
+        const reusable = ctx.verified(verify, result);
+        ran.push({
+          name,
+          run: verify.run,
+          status: "passed",
+          exitCode: outcome.exitCode,
+          ...(reusable ? {} : { reusable }),
+        });
+      }
     }
     const evidence = [...work.evidence, { tool: tool.qualifiedName, commands: ran }];
     if (failures.length) return ctx.fail(failures.join("; "), ...evidence);

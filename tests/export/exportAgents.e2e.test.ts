@@ -12,7 +12,10 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "meshflow-export-e2e-"));
   cpSync(join(ROOT, "tests/fixtures/agents"), join(dir, "agents"), { recursive: true });
-  writeFileSync(join(dir, "agents/security-agent/README.md"), "# Security agent\n\nScan the workspace for secrets.\n");
+  // Developer documentation (never exported) and the user-facing instructions a model gets (exported).
+  writeFileSync(join(dir, "agents/security-agent/README.md"), "# Security agent\n\nTests: agent.test.ts.\n");
+  writeFileSync(join(dir, "agents/security-agent/instructions.md"), "Scan the workspace for secrets.\n");
+  writeFileSync(join(dir, "agents/refactor-agent/README.md"), "# Refactor agent\n\nTests: agent.test.ts.\n");
   writeMcpConfig(dir, {
     filesystem: npmServerEntry("server-filesystem", [dir]),
     memory: npmServerEntry("server-memory", [], { MEMORY_FILE_PATH: join(dir, "memory.jsonl") }),
@@ -37,7 +40,9 @@ describe("flow export agents", () => {
     ]);
     const security = matter(read(".claude/agents/security-agent.md"));
     expect(security.data.name).toBe("security-agent");
-    expect(security.content.trim()).toBe("# Security agent\n\nScan the workspace for secrets.");
+    expect(security.content.trim()).toBe("Scan the workspace for secrets.");
+    // Without instructions.md or an `instructions` field, the description: never the README.
+    expect(matter(read(".claude/agents/refactor-agent.md")).content).not.toContain("Tests:");
     // read-only and the security-audit skill: the filesystem's read tools, no write tool, no memory tool
     const tools = String(security.data.tools).split(", ");
     expect(tools).toContain("mcp__filesystem__read_text_file");

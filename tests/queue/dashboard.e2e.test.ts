@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { type FlowWorker, startFlowWorker } from "../helpers/flowWorker.js";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
-import { enqueue } from "../helpers/queuedRuns.js";
+import { enqueue, queuedStatus } from "../helpers/queuedRuns.js";
 import { freePort } from "../helpers/redisServer.js";
 import { FLOW_BIN } from "../helpers/runFlow.js";
 
@@ -42,4 +43,69 @@ describe("flow dashboard", () => {
     expect(await exit).toBe(0);
     expect(runId).toBeDefined();
   }, 30_000);
+});
+
+describe("a queued run's outcome", () => {
+  let worker: FlowWorker | undefined;
+  afterEach(async () => {
+    await worker?.stop("SIGTERM");
+    worker = undefined;
+  });
+
+  it("a run whose story failed is failed for Bull Board, flow status --redis and flow enqueue --wait alike", async () => {
+    const url = inject("redisUrl");
+    const prefix = `outcome-${process.pid}-${Date.now()}:`;
+    const ws = flowWorkspace();
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["slow"] },
+        calls: { step1: [{ tool: "slow__append_line", args: { file: "a", line: "1" } }] },
+      },
+      {
+        mcpTools: { step1: ["slow"] },
+        calls: { step1: [{ tool: "slow__always_fail", args: { reason: "poison" } }] },
+      },
+    ]);
+    worker = await startFlowWorker(ws, url, ["--redis-prefix", prefix]);
+    const waited = await ws.flow(["enqueue", "prd.json", "--wait", "--json", "--redis", url, "--redis-prefix", prefix]);
+    expect(waited.code).toBe(1);
+    const [report] = (JSON.parse(waited.stdout) as { runs: Array<{ runId: string; status: string }> }).runs;
+    expect(report?.status).toBe("failed");
+    const runId = report?.runId ?? "";
+
+    const status = await queuedStatus(ws, url, runId, prefix);
+    expect(status.run).toMatchObject({ status: "failed", counts: { passed: 1, failed: 1 } });
+
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [FLOW_BIN, "dashboard", "--redis", url, "--redis-prefix", prefix, "--port", String(port)],
+      { cwd: ws.dir, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", () => resolve());
+        void exit.then((code) => reject(new Error(`flow dashboard exited ${code}`)));
+      });
+      const api = (await (
+        await fetch(`http://127.0.0.1:${port}/api/queues?activeQueue=runs&status=failed&page=1`)
+      ).json()) as {
+        queues: Array<{
+          name: string;
+          counts: Record<string, number>;
+          jobs: Array<{ id: string; failedReason?: string }>;
+        }>;
+      };
+      const runs = api.queues.find((q) => q.name === "runs");
+      expect(runs?.counts).toMatchObject({ failed: 1, completed: 0 });
+      expect(runs?.jobs.map((j) => j.id)).toEqual([runId]);
+      expect(runs?.jobs[0]?.failedReason).toMatch(
+        /^run failed: 1 passed, 1 failed, 0 blocked, 0 skipped; US-002 failed: /,
+      );
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exit).toBe(0);
+  }, 60_000);
 });

@@ -269,15 +269,45 @@ describe("flow run", () => {
     expect(missing.stderr).toContain('did you mean "first-run"');
   });
 
-  it("exits 3 when a server cannot start, before any story runs", async () => {
+  it("a server that cannot start blocks only the stories that name it: the others run, exit 3", async () => {
     const ws = flowWorkspace();
-    const before = ws.writePrd([{ mcpTools: { step1: ["broken"] } }]);
+    const before = ws.writePrd([
+      {
+        mcpTools: { step1: ["memory"] },
+        calls: { step1: [{ tool: "memory__create_entities", args: { entities: [entity("kept")] } }] },
+      },
+      { mcpTools: { step1: ["broken"] } },
+    ]);
     const config = JSON.parse(readFileSync(join(ws.dir, ".mcp.json"), "utf8"));
     config.mcpServers.broken = { command: join(ws.dir, "no-such-binary") };
     writeFileSync(join(ws.dir, ".mcp.json"), JSON.stringify(config));
-    const result = await ws.flow(["run", "prd.json"]);
+
+    const dry = await ws.flow(["run", "prd.json", "--dry-run"]);
+    expect(dry.code).toBe(3);
+    expect(dry.stdout).toMatch(/US-002\n {2}step 1 → development-agent .*BLOCKED: MCP server "broken" is unusable/);
+    expect(dry.stdout).toContain("memory__create_entities → memory__create_entities");
+
+    const result = await ws.flow(["run", "prd.json", "--json"]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('MCP server "broken"');
-    expect(readFileSync(ws.prd, "utf8")).toBe(before);
+    const events = parseEvents(result.stdout);
+    const finished = events.filter((e) => e.type === "story.finished");
+    expect(finished).toEqual([
+      expect.objectContaining({ storyId: "US-001", status: "passed" }),
+      expect.objectContaining({ storyId: "US-002", status: "blocked" }),
+    ]);
+    expect(JSON.stringify(finished[1])).toMatch(/MCP server \\"broken\\" is unusable \(server_unreachable\)/);
+    expect(ws.entities()).toEqual(["kept"]);
+    // Only the story that passed is marked in the PRD.
+    const after = JSON.parse(readFileSync(ws.prd, "utf8"));
+    expect(after.userStories.map((s: { passes: boolean }) => s.passes)).toEqual([true, false]);
+    expect(before).not.toBe(readFileSync(ws.prd, "utf8"));
+
+    // --fail-fast still stops at the first story that did not pass.
+    ws.writePrd([{ mcpTools: { step1: ["broken"] } }, { mcpTools: { step1: ["memory"] } }]);
+    const fast = await ws.flow(["run", "prd.json", "--json", "--fail-fast"]);
+    expect(fast.code).toBe(3);
+    expect(parseEvents(fast.stdout).filter((e) => e.type === "story.finished")).toEqual([
+      expect.objectContaining({ storyId: "US-001", status: "blocked" }),
+    ]);
   });
 });

@@ -89,15 +89,14 @@ export class QueueExecutor implements Executor {
     const settings = queueSettings(options.settings);
     const { Queue, QueueEvents } = await import("bullmq");
     const prefix = bullPrefix(settings);
+    // Read before anything is constructed: a Queue whose Redis goes away while nothing listens to its
+    // errors would print each of them.
+    const lastEventId = await streamIdNow(options.redis);
     const queue = new Queue(CALLS_QUEUE, { connection: options.redis, prefix });
+    queue.on("error", () => {});
     // QueueEvents blocks on XREAD: bullmq gives it a duplicate of the connection, and closes it. It
     // reads from "now", not from `$`, so a call finished before its first read is not missed.
-    const events = new QueueEvents(CALLS_QUEUE, {
-      connection: options.redis,
-      prefix,
-      lastEventId: await streamIdNow(options.redis),
-    });
-    queue.on("error", () => {});
+    const events = new QueueEvents(CALLS_QUEUE, { connection: options.redis, prefix, lastEventId });
     events.on("error", () => {});
     await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
     const adapter = new RedisAdapter(options.redis, new RedisKeys(settings.prefix));

@@ -4,6 +4,7 @@ import type { DescribeTool, ToolHandler } from "@meshflow/mcp";
 import type { Job, QueueEvents, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { CallProcessor } from "./internal/CallProcessor.js";
+import { ConnectionWatch } from "./internal/ConnectionWatch.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import {
@@ -61,6 +62,10 @@ export type WorkerEvent =
   | { type: "run.requeued"; runId: string; job: string; reason: string }
   | { type: "run.failed"; runId: string; job: string; reason: string }
   | { type: "job.stalled"; queue: QueueName; jobId: string }
+  /** Redis stopped answering (once per outage; the clients reconnect with capped, jittered backoff). */
+  | { type: "redis.down"; message: string }
+  /** Redis answers again after an outage of `downMs`. */
+  | { type: "redis.up"; downMs: number }
   | { type: "error"; queue: QueueName; message: string };
 
 /** Failures after which a run job is tried again later (the environment may recover). */
@@ -72,6 +77,17 @@ const RETRY_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 const emptyCounts = (): QueuedRunCounts => ({ passed: 0, failed: 0, blocked: 0, skipped: 0 });
+
+/** How long a forced stop waits for BullMQ to drop its connections. */
+const FORCE_CLOSE_MS = 500;
+
+/** The failed reason of a run job whose work failed: its counts and the first story that did not pass. */
+function outcomeReason(outcome: RunJobOutcome): string {
+  const { passed, failed, blocked, skipped } = outcome.counts;
+  const first = outcome.stories.find((s) => s.status === "failed" || s.status === "blocked");
+  const why = first ? `; ${first.id} ${first.status}: ${first.summary.split("\n")[0]}` : "";
+  return `run failed: ${passed} passed, ${failed} failed, ${blocked} blocked, ${skipped} skipped${why}`;
+}
 
 /**
  * A `flow worker`'s queue side: BullMQ workers for tool-call jobs (run through the middleware chain,
@@ -120,8 +136,17 @@ export class QueueWorker {
         })
       : undefined;
     const worker = new QueueWorker(options, settings, name, runEvents);
-    const report = (queue: QueueName) => (error: Error) =>
-      options.onEvent?.({ type: "error", queue, message: error.message });
+    // Every client retries on its own while Redis is away: their errors make one line per state change.
+    const watch = new ConnectionWatch(options.redis, (change) =>
+      options.onEvent?.(
+        change.state === "down"
+          ? { type: "redis.down", message: change.message }
+          : { type: "redis.up", downMs: change.downMs },
+      ),
+    );
+    const report = (queue: QueueName) => (error: Error) => {
+      if (!watch.error(error)) options.onEvent?.({ type: "error", queue, message: error.message });
+    };
 
     if (queues.includes(CALLS_QUEUE)) {
       if (!options.chain || !options.describe) throw new Error("the calls queue needs a tool chain and describe()");
@@ -211,6 +236,9 @@ export class QueueWorker {
       if (job.name === PRD_JOB)
         await this.#board.finish(data.runId, { status: outcome.status, counts: outcome.counts });
       this.#options.onEvent?.({ type: "run.finished", runId: data.runId, job: String(job.id), status: outcome.status });
+      // One meaning of a run's outcome everywhere: work that failed is a failed job (Bull Board, the
+      // queue counts), as the run board says for `flow status --redis` and `flow enqueue --wait`.
+      if (outcome.status === "failed") throw new UnrecoverableError(outcomeReason(outcome));
       return outcome;
     } finally {
       this.#runAborts.delete(controller);
@@ -275,7 +303,12 @@ export class QueueWorker {
     const status = counts.failed + counts.blocked === 0 ? "passed" : "failed";
     await this.#board.finish(data.runId, { status, counts });
     this.#options.onEvent?.({ type: "run.finished", runId: data.runId, job: String(job.id), status });
-    return { status, counts, stories: run?.stories ?? [] };
+    const outcome: RunJobOutcome = { status, counts, stories: run?.stories ?? [] };
+    if (status === "failed") {
+      const { UnrecoverableError } = await import("bullmq");
+      throw new UnrecoverableError(outcomeReason(outcome));
+    }
+    return outcome;
   }
 
   /** Jobs this worker is running now. */
@@ -285,14 +318,33 @@ export class QueueWorker {
 
   /**
    * Stops taking jobs; active tool calls finish and are journaled; active runs stop cleanly (their
-   * calls in flight finish) and go back to the queue, where another worker continues them.
+   * calls in flight finish) and go back to the queue, where another worker continues them. With
+   * `timeoutMs`, stops at that deadline whatever is left (Redis unreachable, a call that does not end):
+   * the connections are closed at once and what could not be handed back is retried by BullMQ's stall
+   * handling, as after a kill. Resolves to true when everything drained in time.
    */
-  drain(): Promise<void> {
+  async drain(options: { timeoutMs?: number } = {}): Promise<boolean> {
     this.#draining ??= (async () => {
       for (const controller of this.#runAborts) controller.abort();
       await Promise.all(this.#workers.map((w) => w.close()));
       await this.#runEvents?.close();
     })();
-    return this.#draining;
+    if (options.timeoutMs === undefined) {
+      await this.#draining;
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), options.timeoutMs);
+    });
+    const drained = await Promise.race([this.#draining.then(() => true as const), expired]);
+    clearTimeout(timer);
+    if (!drained) {
+      // Force: connections are dropped without waiting for a Redis that may never answer.
+      this.#draining.catch(() => {});
+      const forced = Promise.allSettled([...this.#workers.map((w) => w.close(true)), this.#runEvents?.close()]);
+      await Promise.race([forced, new Promise((resolve) => setTimeout(resolve, FORCE_CLOSE_MS).unref())]);
+    }
+    return drained;
   }
 }

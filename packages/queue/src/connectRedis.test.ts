@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { freePort, startRedisServer } from "../../../tests/helpers/redisServer.js";
-import { assertNoEviction, connectRedis, redactRedisUrl } from "./connectRedis.js";
+import { assertNoEviction, connectRedis, RECONNECT_CAP_MS, reconnectDelay, redactRedisUrl } from "./connectRedis.js";
 
 describe("connectRedis", () => {
   it("names an unreachable Redis (password hidden) with redis_unavailable", async () => {
@@ -30,5 +30,17 @@ describe("assertNoEviction", () => {
       evicting.disconnect();
       await server.stop();
     }
+  });
+});
+
+describe("reconnectDelay", () => {
+  it("grows from 200 ms, is capped, and is jittered between half and all of its ceiling", () => {
+    expect(reconnectDelay(1, () => 0)).toBe(100);
+    expect(reconnectDelay(1, () => 1)).toBe(200);
+    expect(reconnectDelay(3, () => 1)).toBe(800);
+    expect(reconnectDelay(50, () => 1)).toBe(RECONNECT_CAP_MS);
+    expect(reconnectDelay(50, () => 0)).toBe(RECONNECT_CAP_MS / 2);
+    const spread = new Set(Array.from({ length: 20 }, () => reconnectDelay(10)));
+    expect(spread.size).toBeGreaterThan(1);
   });
 });

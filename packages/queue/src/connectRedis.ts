@@ -72,8 +72,21 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     });
   }
   // Once connected, a worker waits out any outage (BullMQ resumes where it was); a client gives up.
-  client.options.retryStrategy = worker ? (times) => Math.min(times * 200, 2_000) : (times) => (times > 5 ? null : 200);
+  client.options.retryStrategy = worker ? reconnectDelay : (times) => (times > 5 ? null : 200);
   return client;
+}
+
+/** The longest wait between two reconnection attempts of a worker's clients. */
+export const RECONNECT_CAP_MS = 5_000;
+
+/**
+ * A worker client's wait before reconnection attempt `times` (1, 2, …): exponential from 200 ms,
+ * capped at {@link RECONNECT_CAP_MS}, with jitter (half fixed, half random) so many workers (and
+ * BullMQ's duplicated clients) do not knock on a recovering Redis in step.
+ */
+export function reconnectDelay(times: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(RECONNECT_CAP_MS, 200 * 2 ** Math.min(Math.max(times - 1, 0), 16));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
 /**

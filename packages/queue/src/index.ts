@@ -14,8 +14,10 @@ export {
   assertNoEviction,
   type ConnectRedisOptions,
   connectRedis,
+  RECONNECT_CAP_MS,
   type RedisClient,
   type RedisRole,
+  reconnectDelay,
   redactRedisUrl,
 } from "./connectRedis.js";
 export {

@@ -16,6 +16,7 @@ export interface PlannedStory {
 /** What the preflight hands the machine: the stories to run and where the PRD lives. */
 export interface RunPlan {
   prdFile: string;
+  /** The folder `verify` working directories are relative to: the PRD's, or the one a run was given (`StartRunOptions.prdDir`). */
   prdDir: string;
   stories: PlannedStory[];
 }

@@ -10,6 +10,7 @@ import { modelTask } from "./internal/stepModel.js";
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
+import type { DiscoveryFailure } from "./ToolPlane.js";
 
 /** What one scripted call would do. */
 export interface DryRunCall {
@@ -35,6 +36,8 @@ export interface DryRunStep {
    */
   plan: "code" | "scripted" | "model" | "blocked";
   calls: DryRunCall[];
+  /** Why the step would be blocked before its specialist thinks (a server that could not be listed). */
+  blocked?: string;
   /** The step's model and the size of its first request (later turns add the conversation). */
   model?: ModelRequestSize & { name: string };
 }
@@ -44,6 +47,8 @@ export interface DryRun {
   stories: Array<{ id: string; skipped: boolean; steps: DryRunStep[] }>;
   /** Scripted calls that would be refused. */
   refusals: number;
+  /** Servers of the selected stories that could not be listed: their steps would be blocked, the others run. */
+  failures: DiscoveryFailure[];
   /** Warnings about the selected stories (`<file>: <json-path>: <message>`), as a run reports them. */
   warnings: string[];
 }
@@ -59,6 +64,7 @@ export async function dryRun(
   // Nothing is called in a dry run, not even a model endpoint: keys and endpoints are checked by the run.
   const checked = await preflightRun(deps, options.prdFile, options.stories, false);
   let refusals = 0;
+  const failed = new Map(checked.failures.map((f) => [f.server, f]));
   const stories: DryRun["stories"] = [];
   for (const planned of checked.plan.stories) {
     const steps: DryRunStep[] = [];
@@ -103,7 +109,19 @@ export async function dryRun(
           return { name: call.tool, refused: { code: failure.code, message: failure.message } };
         }
       });
-      const plan = specialist?.think ? "code" : planned.model ? "model" : scripted.length ? "scripted" : "blocked";
+      const unusable = servers.flatMap((server) => failed.get(server) ?? []);
+      const blocked = unusable.length
+        ? unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; ")
+        : undefined;
+      const plan = blocked
+        ? "blocked"
+        : specialist?.think
+          ? "code"
+          : planned.model
+            ? "model"
+            : scripted.length
+              ? "scripted"
+              : "blocked";
       const model =
         planned.model && deps.models && specialist
           ? {
@@ -128,10 +146,11 @@ export async function dryRun(
         tools: repertoire.length,
         plan,
         calls,
+        ...(blocked ? { blocked } : {}),
         ...(model ? { model } : {}),
       });
     }
     stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
   }
-  return { stories, refusals, warnings: checked.warnings };
+  return { stories, refusals, failures: checked.failures, warnings: checked.warnings };
 }

@@ -3,7 +3,7 @@ export { z } from "zod";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
-export { type GateResult, runVerify, type VerifyResult } from "./gate/runVerify.js";
+export { type GateResult, type ReusedVerify, runVerify, type VerifyResult } from "./gate/runVerify.js";
 export {
   type PassMark,
   type WriteBackCache,

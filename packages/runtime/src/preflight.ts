@@ -16,7 +16,7 @@ import {
 } from "@meshflow/core";
 import { digestOf } from "./internal/digest.js";
 import type { PlannedStory, RunPlan } from "./RunPlan.js";
-import type { ToolPlane } from "./ToolPlane.js";
+import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
 /** What the preflight checks a PRD against. */
 export interface PreflightInput {
@@ -40,6 +40,11 @@ export interface Preflight {
   plan: RunPlan;
   /** Every tool of the servers the stories use (empty without `discover`). */
   tools: ToolDescriptor[];
+  /**
+   * Servers the stories use whose tools could not be listed: a problem of the steps that name them
+   * (those steps are blocked with the server's error, an environment failure), not of the whole run.
+   */
+  failures: DiscoveryFailure[];
   prd: Prd;
   prdDigest: string;
   /** Warnings about the selected stories, `<file>: <json-path>: <message>` (the run goes on; they are reported with its result). */
@@ -54,8 +59,9 @@ export function prdWorkDigest(prd: Prd): string {
 /**
  * The preflight of a run (the checks of `flow validate` and `flow plan`): loads and validates the PRD,
  * checks that every step routes to a loaded specialist and every server is configured, and (with
- * `discover`) lists the tools of every server the stories use. Throws `prd_invalid` with every
- * problem, `usage` for an unknown `--story`, `server_unreachable` when a server cannot be listed.
+ * `discover`) lists the tools of every server the stories use; a server that cannot be listed is
+ * reported in `failures` (its steps are blocked, every other story runs). Throws `prd_invalid` with
+ * every problem, `usage` for an unknown `--story`.
  */
 export async function preflight(input: PreflightInput): Promise<Preflight> {
   const { prdFile, routing, mcpConfig, specialists } = input;
@@ -101,6 +107,7 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
   }
 
   let tools: ToolDescriptor[] = [];
+  let failures: DiscoveryFailure[] = [];
   if (input.discover) {
     const servers = new Set<string>();
     for (const s of stories)
@@ -108,21 +115,14 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
         for (const step of s.story.mavenSteps)
           for (const name of s.story.mcpTools[stepKey(step)] ?? []) servers.add(name);
     const discovered = await input.discover.discover([...servers]);
-    const { failures } = discovered;
     tools = discovered.tools;
-    if (failures.length) {
-      const first = failures[0];
-      throw new MeshflowError(
-        first?.code === "server_crashed" || first?.code === "connect_timeout" ? first.code : "server_unreachable",
-        failures.map((f) => `MCP server "${f.server}": ${f.message}`).join("\n"),
-        { details: { failures } },
-      );
-    }
+    failures = discovered.failures.map(({ server, code, message }) => ({ server, code, message }));
   }
   const absolute = resolve(prdFile);
   return {
     plan: { prdFile: absolute, prdDir: dirname(absolute), stories },
     tools,
+    failures,
     prd,
     prdDigest: prdWorkDigest(prd),
     warnings: loaded.problems.filter(ofSelected).map((p) => `${p.file}: ${p.path}: ${p.message}`),

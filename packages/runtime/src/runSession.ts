@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import {
   type McpConfig,
   MeshflowError,
@@ -13,6 +13,7 @@ import type { PassMark } from "./gate/writeStoryPassed.js";
 import { PrdWriter } from "./internal/PrdWriter.js";
 import { StepRunner } from "./internal/StepRunner.js";
 import type { ConfirmDestructive } from "./internal/toolCall.js";
+import { reusableVerifies } from "./internal/verifiedCommands.js";
 import { type ChiefContext, type ChiefEvent, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
 import { type Preflight, preflightRun } from "./preflight.js";
 import type { RunPlan } from "./RunPlan.js";
@@ -40,6 +41,12 @@ export interface RunDependencies {
 /** How a new run is started. */
 export interface StartRunOptions {
   prdFile: string;
+  /**
+   * The PRD's folder as its author knows it, when `prdFile` is a copy kept elsewhere (a queued run's
+   * copy in the worker's store): `verify` working directories and evidence paths are relative to it.
+   * Default: the folder of `prdFile`.
+   */
+  prdDir?: string;
   runId?: string;
   /** Only these story ids. */
   stories?: string[];
@@ -222,10 +229,10 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
       };
       handle = await deps.store.create(record);
-      plan = checked.plan;
+      plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
       warnings.push(...checked.warnings);
       runner = makeRunner(handle);
-      runner.setTools(checked.tools);
+      runner.setTools(checked.tools, checked.failures);
       return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
     } catch (error) {
       preflightError = toMeshflowError(error);
@@ -285,12 +292,13 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         )
         .then((result) => ({ type: "STEP_DONE", result }));
     if (value === "gating")
-      return runVerify(storyOf(context.story).story.verify ?? [], requirePlan().prdDir, controller.signal).then(
-        (gate) => ({
-          type: "GATE_DONE",
-          gate,
-        }),
-      );
+      return runVerify(
+        storyOf(context.story).story.verify ?? [],
+        requirePlan().prdDir,
+        controller.signal,
+        // Commands a step already ran and passed, with nothing written since, are not run again.
+        reusableVerifies(context.steps),
+      ).then((gate) => ({ type: "GATE_DONE", gate }));
     if (value === "concluding") return conclude(context);
     return undefined;
   }
@@ -461,7 +469,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
   }
 
   if (mode.kind === "resume") {
-    runner?.setTools(mode.checked.tools);
+    runner?.setTools(mode.checked.tools, mode.checked.failures);
     warnings.push(...mode.checked.warnings);
     // Stories this run already passed whose PRD mark may not have been written before it stopped.
     const h = mode.handle;

@@ -153,7 +153,7 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
                 ? step.calls.length
                   ? "the story's scripted calls, then the model"
                   : "the model"
-                : "BLOCKED: no plan, no calls, no model";
+                : `BLOCKED: ${step.blocked ?? "no plan, no calls, no model"}`;
         output.out(
           `  step ${step.step} → ${step.specialist} (${step.tools} tools from ${step.servers.join(", ") || "no servers"}): ${plan}`,
         );
@@ -172,6 +172,8 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
     output.out(`dry run: nothing was called; ${result.refusals} call(s) would be refused`);
   }
   const blocked = result.stories.some((s) => !s.skipped && s.steps.some((st) => st.plan === "blocked"));
+  // As a run would: a server that could not be listed blocks its steps, an environment failure.
+  if (result.failures.length) return EXIT.environment;
   return result.refusals || blocked ? EXIT.failure : EXIT.ok;
 }
 

@@ -25,6 +25,8 @@ export interface WorkerOptions extends ModelFlags {
   lockDuration: number;
   stalledInterval: number;
   maxStalled: number;
+  /** How long SIGTERM/Ctrl-C waits for the drain before stopping anyway (Redis gone, a call that does not end). */
+  drainTimeout: number;
 }
 
 const QUEUES: readonly QueueName[] = ["runs", "calls"];
@@ -37,7 +39,7 @@ function queuesOf(options: WorkerOptions): QueueName[] {
   return QUEUES.filter((q) => wanted.includes(q));
 }
 
-function describe(event: WorkerEvent): string {
+function describe(event: WorkerEvent, reconnectCapMs: number): string {
   switch (event.type) {
     case "run.started":
       return `run ${event.runId}: ${event.job} started (attempt ${event.attempt})`;
@@ -47,6 +49,10 @@ function describe(event: WorkerEvent): string {
       return `run ${event.runId}: ${event.job} back in the queue: ${event.reason}`;
     case "run.failed":
       return `run ${event.runId}: ${event.job} could not run: ${event.reason}`;
+    case "redis.down":
+      return `Redis unreachable (${event.message}); reconnecting with backoff (up to ${reconnectCapMs / 1000} s between tries)`;
+    case "redis.up":
+      return `Redis is back after ${(event.downMs / 1000).toFixed(1)} s`;
     case "job.stalled":
       return `${event.queue} job ${event.jobId}: its worker stopped answering; it is back in the queue`;
     case "error":
@@ -80,8 +86,10 @@ function untilSignalled(output: Output): Promise<string> {
 export async function workerCommand(options: WorkerOptions, output: Output): Promise<ExitCode> {
   if (!options.redis) throw new MeshflowError("usage", "flow worker needs --redis <url> (or FLOW_REDIS_URL)");
   const queues = queuesOf(options);
-  const [{ assertNoEviction, connectRedis, QueueExecutor, QueueWorker, queueSettings, redactRedisUrl }, mcp] =
-    await Promise.all([import("@meshflow/queue"), import("@meshflow/mcp")]);
+  const [
+    { assertNoEviction, connectRedis, QueueExecutor, QueueWorker, queueSettings, RECONNECT_CAP_MS, redactRedisUrl },
+    mcp,
+  ] = await Promise.all([import("@meshflow/queue"), import("@meshflow/mcp")]);
   const url = options.redis;
   const settings = queueSettings({ prefix: options.redisPrefix });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
@@ -90,6 +98,8 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   let pool: InstanceType<typeof mcp.ClientPool> | undefined;
   let executor: QueueExecutor | undefined;
   let plane: ToolPlane | undefined;
+  let forced = false;
+  let deadline: number | undefined;
   try {
     await assertNoEviction(redis, url);
     pool = new mcp.ClientPool(mcpConfig.servers, { stderrDir: join(storeRoot, "logs") });
@@ -100,7 +110,9 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     let runs: import("@meshflow/queue").RunJobProcessor | undefined;
     if (queues.includes("runs")) {
       const runtime = await import("@meshflow/runtime");
-      const { createRunJobProcessor } = await import("../queue/runJobProcessor.js");
+      const { createRunJobProcessor, sweepQueuedCopies } = await import("../queue/runJobProcessor.js");
+      // PRD copies a killed worker left in the store (its runs go to another worker, with a copy of its own).
+      sweepQueuedCopies(storeRoot);
       const agents = agentPaths(options.agents);
       const loaded = await runtime.loadSpecialists(agents.paths, agents);
       const skillsDir = resolveSkillsDir(options.skills);
@@ -141,7 +153,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       stalledIntervalMs: options.stalledInterval,
       maxStalledCount: options.maxStalled,
       ...(options.name ? { name: options.name } : {}),
-      onEvent: (event) => output.err(`flow worker: ${describe(event)}`),
+      onEvent: (event) => output.err(`flow worker: ${describe(event, RECONNECT_CAP_MS)}`),
     });
     output.err(
       `flow worker ${worker.name}: processing ${queues.join(" and ")} on ${redactRedisUrl(url)} ` +
@@ -149,15 +161,49 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     );
     const signal = await untilSignalled(output);
     output.err(
-      `flow worker ${worker.name}: ${signal}: draining (calls in flight finish, active runs go back to the queue)`,
+      `flow worker ${worker.name}: ${signal}: draining within ${options.drainTimeout} ms (calls in flight finish, active runs go back to the queue)`,
     );
-    await Promise.all([worker.drain(), executor?.close()]);
-    output.err(`flow worker ${worker.name}: drained`);
+    // The whole stop fits in the drain timeout: the drain proper, then a short forced close if needed.
+    deadline = Date.now() + options.drainTimeout;
+    const graceful = Math.max(options.drainTimeout - STOP_RESERVE_MS, Math.floor(options.drainTimeout / 2));
+    const active = worker.active;
+    const drained =
+      (await worker.drain({ timeoutMs: graceful })) && (await within(executor?.close(), deadline - Date.now()));
+    output.err(
+      drained
+        ? `flow worker ${worker.name}: drained`
+        : `flow worker ${worker.name}: could not drain in time (--drain-timeout ${options.drainTimeout} ms); stopping anyway: ` +
+            `${active} active run(s) that could not be handed back return to the queue through BullMQ's stall handling`,
+    );
+    forced = !drained;
     return EXIT.ok;
   } finally {
-    await plane?.close();
-    await executor?.close();
-    await pool?.close();
-    await redis.quit().catch(() => redis.disconnect());
+    // Bounded: a Redis that is gone must not keep a stopping worker alive past its deadline.
+    const left = (ms: number) => (deadline === undefined ? ms : Math.min(ms, deadline - Date.now()));
+    await within(plane?.close(), left(2_000));
+    await within(executor?.close(), forced ? 0 : left(2_000));
+    await within(pool?.close(), left(5_000));
+    if (forced || !(await within(redis.quit(), left(2_000)))) redis.disconnect();
+    // Clients BullMQ duplicated may still wait on the lost connection: they hold no work now.
+    if (forced) setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), Math.max(left(100), 0)).unref();
   }
+}
+
+/** What the forced part of a stop may take out of `--drain-timeout` (closing connections and servers). */
+const STOP_RESERVE_MS = 1_500;
+
+/** Waits for `pending` at most `ms`: true when it settled in time (a rejection counts as settled). */
+async function within(pending: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!pending) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = pending.then(
+    () => true,
+    () => true,
+  );
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(ms, 0));
+  });
+  const result = await Promise.race([settled, expired]);
+  clearTimeout(timer);
+  return result;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import type { McpConfig, ModelCatalog, RoutingTable } from "@meshflow/core";
 import {
@@ -24,7 +24,7 @@ export interface WorkerRunEnvironment {
   plane: ToolPlane;
   /** The worker's local run store (events, evidence, logs of the runs it ran). */
   files: FileRunStore;
-  /** The project checkout queued PRDs are placed in (absolute). */
+  /** The project checkout queued PRDs run in (absolute). */
   workdir: string;
   redis: RedisClient;
   settings: QueueSettings;
@@ -33,27 +33,69 @@ export interface WorkerRunEnvironment {
 }
 
 /**
- * Where a queued PRD is written on this worker: at the enqueuer's relative place under the worker's
- * working directory (so `verify` commands run in the same part of the project), as a hidden file
- * named after the execution; at the top of the working directory when that folder does not exist here.
+ * The folder a queued PRD runs in on this worker: the enqueuer's folder of the PRD (its `placement`)
+ * under the worker's working directory, so `verify` commands run in the same part of the project; the
+ * working directory itself when that folder does not exist here.
  */
-export function queuedPrdPath(workdir: string, placement: string, executionId: string): string {
-  const name = `.flow-queued-${executionId}.json`;
+export function queuedPrdFolder(workdir: string, placement: string): string {
   const relative = placement ? normalize(dirname(placement)) : ".";
-  if (isAbsolute(relative) || relative.startsWith("..")) return join(workdir, name);
+  if (isAbsolute(relative) || relative.startsWith("..")) return workdir;
   const folder = resolve(workdir, relative);
   try {
-    if (statSync(folder).isDirectory()) return join(folder, name);
+    if (statSync(folder).isDirectory()) return folder;
   } catch {
     // not in this checkout
   }
-  return join(workdir, name);
+  return workdir;
+}
+
+/** The folder of a worker's store that holds the PRD copies of the runs it is running. */
+export const queuedCopiesDir = (storeRoot: string) => join(storeRoot, "queued");
+
+/**
+ * Where a queued PRD's copy is kept while it runs: in the worker's own store, never in the workspace
+ * the run works on (a workspace scan must not see it), named after the worker's pid and the execution.
+ */
+export function queuedPrdPath(storeRoot: string, executionId: string, pid = process.pid): string {
+  return join(queuedCopiesDir(storeRoot), `${pid}-${executionId}.json`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the PRD copies a killed worker left in the store (those of a pid that no longer runs; live
+ * workers sharing the store keep theirs). Returns the files removed.
+ */
+export function sweepQueuedCopies(storeRoot: string): string[] {
+  const dir = queuedCopiesDir(storeRoot);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    // `<pid>-<id>.json`, and the run's PRD lock beside it, `.<pid>-<id>.json.lock`.
+    const pid = Number(/^\.?(\d+)-/.exec(name)?.[1]);
+    if (pid === process.pid || (pid && alive(pid))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 /**
  * The run-job processor of `flow worker`. `@meshflow/queue` cannot import the runtime (it sits below
- * it), so the CLI, which has both, supplies this: it places the job's PRD content in the worker's
- * working directory, runs it with `startRun` (the same chief-analyst machine as `flow run`) under the
+ * it), so the CLI, which has both, supplies this: it keeps the job's PRD content in the worker's store
+ * (never in the workspace), runs it in the PRD's folder under the worker's working directory with `startRun` (the same chief-analyst machine as `flow run`) under the
  * job's execution id, with the run's Redis journal as call journal, and mirrors story reports onto
  * the run board as they happen. A later attempt (another worker, after this one died or stopped)
  * starts over under the same id: every call this attempt recorded replays from the journal.
@@ -61,7 +103,7 @@ export function queuedPrdPath(workdir: string, placement: string, executionId: s
 export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcessor {
   return async (ctx: RunJobContext): Promise<RunJobOutcome> => {
     const { data, signal, board, worker } = ctx;
-    const prdFile = queuedPrdPath(env.workdir, data.placement, data.executionId);
+    const prdFile = queuedPrdPath(env.files.root, data.executionId);
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
     const tracker = new StoryTracker(board, data.runId, worker);
@@ -80,6 +122,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
         },
         {
           prdFile,
+          prdDir: queuedPrdFolder(env.workdir, data.placement),
           runId: data.executionId,
           failFast: data.failFast,
           ...(data.stories ? { stories: data.stories } : {}),

@@ -67,6 +67,14 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
       new Option("--max-stalled <n>", "a job whose worker died more often than this fails")
         .argParser(positiveInt("--max-stalled"))
         .default(2),
+    )
+    .addOption(
+      new Option(
+        "--drain-timeout <ms>",
+        "SIGTERM/Ctrl-C drains at most this long, then stops anyway (Redis gone, a call that does not end)",
+      )
+        .argParser(positiveInt("--drain-timeout"))
+        .default(30_000),
     );
   modelOptions(worker)
     .addHelpText(

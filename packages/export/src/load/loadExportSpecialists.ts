@@ -5,20 +5,34 @@ import {
   type LoadedSpecialist,
   type LoadSpecialistsOptions,
   loadSpecialists,
+  INSTRUCTIONS_FILE as MODEL_INSTRUCTIONS_FILE,
   type Specialist,
 } from "@meshflow/runtime";
 import type { ExportSpecialist } from "../model/ExportSpecialist.js";
 
-/** The file beside an agent's entry point whose text becomes the exported agent's instructions. */
-export const INSTRUCTIONS_FILE = "README.md";
+/**
+ * The file beside an agent's entry point whose text becomes the exported agent's instructions when its
+ * definition has none: the same `instructions.md` a model gets (the README is for developers).
+ */
+export const INSTRUCTIONS_FILE = MODEL_INSTRUCTIONS_FILE;
+
+/** Where a specialist's user-facing instructions come from: its `instructions` field, `instructions.md` beside its agent file, else its description. */
+function instructionsOf(specialist: Specialist, file: string): { text: string; from: string } {
+  const beside = join(dirname(file), INSTRUCTIONS_FILE);
+  const fileText = existsSync(beside) ? readFileSync(beside, "utf8").trim() : "";
+  const declared = specialist.instructions?.trim();
+  // `loadSpecialists` fills `instructions` from the file when the definition has none: name the file then.
+  if (declared && declared !== fileText) return { text: declared, from: "instructions" };
+  if (fileText) return { text: fileText, from: relative(process.cwd(), beside) || INSTRUCTIONS_FILE };
+  return { text: specialist.description, from: "description" };
+}
 
 /**
- * A loaded specialist as the export sees it: its definition's data, and as instructions the README.md beside
- * its agent file (else its description).
+ * A loaded specialist as the export sees it: its definition's data, and as instructions the text a model
+ * gets (its `instructions` field, else `instructions.md` beside its agent file, else its description).
  */
 export function exportSpecialistOf(specialist: Specialist, file: string): ExportSpecialist {
-  const readme = join(dirname(file), INSTRUCTIONS_FILE);
-  const text = existsSync(readme) ? readFileSync(readme, "utf8").trim() : "";
+  const { text, from } = instructionsOf(specialist, file);
   const { name, description, steps, skills, readOnly, tools, harnessTools } = specialist;
   return {
     name,
@@ -28,8 +42,8 @@ export function exportSpecialistOf(specialist: Specialist, file: string): Export
     ...(readOnly !== undefined ? { readOnly } : {}),
     ...(tools ? { tools } : {}),
     ...(harnessTools ? { harnessTools } : {}),
-    instructions: text || description,
-    instructionsFrom: text ? relative(process.cwd(), readme) || INSTRUCTIONS_FILE : "description",
+    instructions: text,
+    instructionsFrom: from,
   };
 }
 

@@ -6,8 +6,8 @@ export interface ExportSpecialist extends SpecialistInfo {
   description: string;
   /** Built-in harness tools its definition asks for (`harnessTools`). */
   harnessTools?: readonly UniversalTool[];
-  /** The agent's prompt: the README beside its agent file, else its description. */
+  /** The agent's prompt: its `instructions` field, else `instructions.md` beside its agent file, else its description. */
   instructions: string;
-  /** Where {@link instructions} came from: the README's path, or `description`. */
+  /** Where {@link instructions} came from: `instructions` (the field), the file's path, or `description`. */
   instructionsFrom: string;
 }

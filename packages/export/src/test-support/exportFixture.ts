@@ -69,7 +69,7 @@ export function specialist(name: string, extra: Partial<ExportSpecialist> = {}):
     name,
     description: `The ${name}: does its steps.`,
     instructions: `# ${name}\n\nDo the step, report evidence.`,
-    instructionsFrom: `agents/${name}/README.md`,
+    instructionsFrom: `agents/${name}/instructions.md`,
     ...extra,
   };
 }

@@ -19,6 +19,18 @@ export interface VerifyResult {
   tail: string;
   /** Why the command could not start or was refused (cwd outside the folder, not found). */
   error?: string;
+  /**
+   * Not run by the gate: it passed in this story's step `step` through `tool` (call `key`) with nothing
+   * written after it, so the gate reused that result.
+   */
+  reused?: { step: number; tool: string; key: string };
+}
+
+/** A verify command the gate may take as passed without running it (see `reusableVerifies`). */
+export interface ReusedVerify {
+  step: number;
+  tool: string;
+  key: string;
 }
 
 /** The completion gate's verdict for one story. */
@@ -88,15 +100,34 @@ async function runOne(command: VerifyCommand, root: string, signal: AbortSignal)
  * The completion gate: runs a story's `verify` commands in order (no shell), each in a working
  * directory confined to the PRD's folder, in a process group of its own killed whole at its time
  * limit, with bounded output; a failure's summary ends with the last 20 lines of its output.
- * Passes when every command exits 0; stops at the first that does not.
+ * Passes when every command exits 0; stops at the first that does not. A command in `reuse` (by its
+ * place in `commands`) is not run: it passed in a step of the story with nothing written since, and its
+ * result says so (`reused`).
  */
 export async function runVerify(
   commands: readonly VerifyCommand[],
   root: string,
   signal: AbortSignal = new AbortController().signal,
+  reuse: ReadonlyMap<number, ReusedVerify> = new Map(),
 ): Promise<GateResult> {
   const results: VerifyResult[] = [];
-  for (const command of commands) {
+  for (const [index, command] of commands.entries()) {
+    const earlier = reuse.get(index);
+    if (earlier) {
+      const { step, tool, key } = earlier;
+      results.push({
+        name: command.name ?? command.run.join(" "),
+        run: command.run,
+        cwd: command.cwd ?? ".",
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 0,
+        tail: "",
+        reused: { step, tool, key },
+      });
+      continue;
+    }
     const result = await runOne(command, root, signal);
     results.push(result);
     if (result.exitCode !== 0) {
@@ -106,9 +137,14 @@ export async function runVerify(
     }
   }
   const n = commands.length;
+  const reused = results.filter((r) => r.reused);
+  const steps = [...new Set(reused.map((r) => r.reused?.step))].join(", ");
+  const note = reused.length
+    ? ` (${reused.length} reused from step ${steps}: passed there, nothing written since)`
+    : "";
   return {
     passed: true,
     results,
-    summary: n ? `${n} verify command${n === 1 ? "" : "s"} passed` : "no verify commands",
+    summary: n ? `${n} verify command${n === 1 ? "" : "s"} passed${note}` : "no verify commands",
   };
 }

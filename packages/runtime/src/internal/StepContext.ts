@@ -1,4 +1,4 @@
-import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult } from "@meshflow/core";
+import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult, VerifyCommand } from "@meshflow/core";
 import type {
   SpecialistInfo,
   SpecialistLog,
@@ -8,6 +8,7 @@ import type {
 } from "../specialists/defineSpecialist.js";
 import type { SpecialistConfig } from "../specialists/specialistConfig.js";
 import { type CallLog, type CallScope, callTool } from "./toolCall.js";
+import { checkVerified, type VerifiedCommand } from "./verifiedCommands.js";
 
 /** What a {@link StepContext} is built from. */
 export interface StepContextInit {
@@ -40,6 +41,8 @@ export class StepContext implements ThinkContext {
   readonly log: SpecialistLog;
   readonly signal: AbortSignal;
   readonly model?: SpecialistModel;
+  /** The story's verify commands this step ran and the runtime accepted (see {@link verified}). */
+  readonly verifiedCommands: VerifiedCommand[] = [];
   readonly #init: StepContextInit;
 
   constructor(init: StepContextInit) {
@@ -59,6 +62,7 @@ export class StepContext implements ThinkContext {
     this.pass = this.pass.bind(this);
     this.fail = this.fail.bind(this);
     this.block = this.block.bind(this);
+    this.verified = this.verified.bind(this);
     this.capabilitiesOf = this.capabilitiesOf.bind(this);
     this.toolsWith = this.toolsWith.bind(this);
     if (init.model) this.model = init.model(this);
@@ -77,6 +81,19 @@ export class StepContext implements ThinkContext {
     const pending = callTool(this.#init.scope, this.#init.log, name, args);
     this.#init.track(pending);
     return pending;
+  }
+
+  verified(command: VerifyCommand, result: ToolResult): boolean {
+    const { log } = this.#init;
+    const checked = log.produced
+      ? checkVerified(this.story, command, result, log.produced, (tool) => this.capabilitiesOf(tool))
+      : "this step keeps no record of its results";
+    if (typeof checked === "string") {
+      this.log.info(`verify "${command.name ?? command.run.join(" ")}" not recorded as verified: ${checked}`);
+      return false;
+    }
+    this.verifiedCommands.push(checked);
+    return true;
   }
 
   pass(summary: string, ...evidence: unknown[]): StepOutcome {

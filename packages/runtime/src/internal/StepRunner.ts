@@ -13,10 +13,11 @@ import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { defaultThink } from "../specialists/scriptedThenModel.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
-import type { ToolPlane } from "../ToolPlane.js";
+import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
 import { stepModel } from "./stepModel.js";
-import type { CallEvidence, CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
+import type { CallEvidence, CallLog, CallScope, CallWrite, ConfirmDestructive } from "./toolCall.js";
+import type { VerifiedCommand } from "./verifiedCommands.js";
 
 /** A step ready to think: its specialist and repertoire. */
 export interface PreparedStep {
@@ -38,6 +39,10 @@ export interface StepResult {
   environment?: boolean;
   /** Tokens the step's model used (absent when no model thought). */
   tokens?: TokenCount;
+  /** The story's verify commands this step ran through a code_execute call, as the runtime checked them. */
+  verified?: VerifiedCommand[];
+  /** The step's calls that may have written (see `CallLog.writes`); absent when none did. */
+  writes?: CallWrite[];
 }
 
 interface Prepared extends PreparedStep {
@@ -84,14 +89,19 @@ export class StepRunner {
   readonly #prepared = new Map<string, Prepared>();
   readonly #inFlight = new Set<Promise<unknown>>();
   #tools: readonly ToolDescriptor[] = [];
+  #failures: ReadonlyMap<string, DiscoveryFailure> = new Map();
 
   constructor(deps: StepRunnerDeps) {
     this.#deps = deps;
   }
 
-  /** The tools the preflight discovered: every step's repertoire comes from these. */
-  setTools(tools: readonly ToolDescriptor[]): void {
+  /**
+   * The tools the preflight discovered: every step's repertoire comes from these. A step naming one of
+   * the `failures` (a server that could not be listed) is blocked with that server's error.
+   */
+  setTools(tools: readonly ToolDescriptor[], failures: readonly DiscoveryFailure[] = []): void {
     this.#tools = tools;
+    this.#failures = new Map(failures.map((f) => [f.server, f]));
     this.#prepared.clear();
   }
 
@@ -131,6 +141,21 @@ export class StepRunner {
         repertoireNames: new Set(),
         blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
       };
+    const unusable = stepServers.flatMap((server) => this.#failures.get(server) ?? []);
+    if (unusable.length)
+      return {
+        specialist: name,
+        tools: 0,
+        stepServers,
+        stepTools: [],
+        repertoire: [],
+        repertoireNames: new Set(),
+        specialistDef,
+        blocked: {
+          summary: unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; "),
+          environment: true,
+        },
+      };
     const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
     const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
     const repertoireNames = new Set(repertoire.map((t) => t.qualifiedName));
@@ -164,7 +189,7 @@ export class StepRunner {
     if (!settings.ok)
       return { ...base, status: "blocked", summary: `${story.id}: ${settings.message}`, calls: [], evidence: [] };
     const { runId, plane, journal, signal } = this.#deps;
-    const log: CallLog = { seq: 0, evidence: [], unknown: [] };
+    const log: CallLog = { seq: 0, evidence: [], unknown: [], writes: [], produced: new WeakMap() };
     const scope: CallScope = {
       runId,
       storyId: story.id,
@@ -234,6 +259,8 @@ export class StepRunner {
       evidence: result.evidence,
       ...(environment ? { environment } : {}),
       ...(tokens.turns ? { tokens } : {}),
+      ...(ctx.verifiedCommands.length ? { verified: ctx.verifiedCommands } : {}),
+      ...(log.writes.length ? { writes: log.writes } : {}),
     };
   }
 }

@@ -94,6 +94,27 @@ export interface CallLog {
   evidence: CallEvidence[];
   /** Calls whose outcome is unknown: the step must end blocked. */
   unknown: string[];
+  /**
+   * The calls that may have written (a successful call of a tool without `readOnlyHint`): each one's
+   * sequence number and the highest sequence number started when it ended.
+   */
+  writes: CallWrite[];
+  /** The results this step's calls returned, by identity: what `ctx.verified` accepts as proof. */
+  produced?: WeakMap<ToolResult, ProducedCall>;
+}
+
+/** A call that may have written: started as call `seq`, ended when calls up to `endedAt` had started. */
+export interface CallWrite {
+  seq: number;
+  endedAt: number;
+}
+
+/** A call as the runtime made it, for a result it returned. */
+export interface ProducedCall {
+  seq: number;
+  key: string;
+  tool: string;
+  args: Record<string, unknown>;
 }
 
 const now = () => new Date().toISOString();
@@ -114,7 +135,8 @@ export async function callTool(
 ): Promise<ToolResult> {
   const { runId, storyId, step } = scope;
   log.seq += 1;
-  const key = `${runId}/${storyId}/step${step}/${log.seq}`;
+  const seq = log.seq;
+  const key = `${runId}/${storyId}/step${step}/${seq}`;
   const base = { runId, storyId, step, key };
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
@@ -172,6 +194,7 @@ export async function callTool(
     );
 
   const destructive = tool.annotations.destructiveHint === true;
+  const readOnly = tool.annotations.readOnlyHint === true;
   /** Reports a call's result, live or replayed from the journal: its event and its evidence record. */
   const conclude = (result: ToolResult, durationMs: number, replayed: boolean): ToolResult => {
     // An unknown outcome (a queue worker died mid-call, live or as recorded) blocks the step, whatever
@@ -204,6 +227,9 @@ export async function callTool(
       destructive,
       ...(replayed ? { replayed: true } : {}),
     });
+    // Any call started before this write ended may have seen the workspace before or after it.
+    if (!result.isError && !readOnly) log.writes.push({ seq, endedAt: log.seq });
+    log.produced?.set(result, { seq, key, tool: qualified, args });
     return result;
   };
   const entry = await scope.journal.get(key);

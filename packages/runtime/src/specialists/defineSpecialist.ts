@@ -9,6 +9,7 @@ import {
   type ToolResult,
   type UniversalTool,
   UniversalToolSchema,
+  type VerifyCommand,
 } from "@meshflow/core";
 import { z } from "zod";
 import type { ConfigSchema, SpecialistConfig } from "./specialistConfig.js";
@@ -80,6 +81,13 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
    * (`tool_not_found`, `not_in_repertoire`, `outcome_unknown`, …) come back as results with `isError`.
    */
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  /**
+   * Tells the runtime that one of the story's `verify` commands passed through `result`, a result of a
+   * `code_execute` call this step made with exactly the command's argv and cwd. The runtime checks
+   * that claim (see the runtime README); when it holds and nothing is written after it in the story,
+   * the completion gate reuses it instead of running the command again. Returns whether it was accepted.
+   */
+  verified(command: VerifyCommand, result: ToolResult): boolean;
   pass(summary: string, ...evidence: unknown[]): StepOutcome;
   fail(summary: string, ...evidence: unknown[]): StepOutcome;
   block(summary: string, ...evidence: unknown[]): StepOutcome;
