@@ -15,13 +15,18 @@ export interface PlanOptions {
   routing?: string;
   /** Specialist folders (`--agents`); default `./agents` over the built-in specialists. */
   agents?: string[] | string;
+  /** The skills folder (`--skills`); default `./skills` merged over the built-in skills. */
+  skills?: string;
 }
 
 function printStepTools(output: Output, tools: StepTools | undefined): void {
   if (!tools) return;
   const indent = " ".repeat(8);
+  const leftOut = tools.leftOut.length
+    ? `; ${tools.leftOut.length} of the servers' ${plural(tools.offered, "tool")} left out by its skills and enrichers`
+    : "";
   output.out(
-    `${indent}${plural(tools.count, "tool")}, ${tools.schemaBytes.toLocaleString("en-US")} bytes of tool schemas`,
+    `${indent}${plural(tools.count, "tool")} in its repertoire, ${tools.schemaBytes.toLocaleString("en-US")} bytes of tool schemas${leftOut}`,
   );
   if (tools.names.length) output.out(`${indent}${tools.names.join(", ")}`);
 }
@@ -68,7 +73,7 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
   plan.problems.unshift(...loaded.problems);
   let discovery: PlanDiscovery | undefined;
   if (options.discover) {
-    discovery = await discoverPlanTools(file, plan, mcpConfig);
+    discovery = await discoverPlanTools(file, plan, mcpConfig, options);
     plan.problems.push(...discovery.problems);
   }
   const failed = hasErrors(plan.problems);

@@ -2,12 +2,21 @@ import { formatJsonPath, type McpConfig, type Plan, type Problem, stepKey } from
 import type { ServerFailure } from "@meshflow/mcp";
 import { createPool, withPool } from "../mcpSetup.js";
 
-/** What a step's MCP servers offer: the tools its specialist would get before skills and enrichers. */
+/**
+ * A step's repertoire: the tools its specialist really gets (its servers' tools after the skills and
+ * enrichers), as `flow run --dry-run` computes it.
+ */
 export interface StepTools {
+  /** The specialist whose repertoire this is. */
+  specialist: string;
   count: number;
   names: string[];
-  /** Bytes of the tool definitions a model would be sent (name, description, input schema). */
+  /** Bytes of the repertoire's tool definitions a model would be sent (name, description, input schema). */
   schemaBytes: number;
+  /** How many tools the step's servers offer. */
+  offered: number;
+  /** The servers' tools the skills and enrichers left out of the repertoire. */
+  leftOut: string[];
 }
 
 /** The discovery part of `flow plan --discover`. */
@@ -21,31 +30,69 @@ export interface PlanDiscovery {
 /** The key of a step in {@link PlanDiscovery.steps}. */
 export const stepId = (storyId: string, step: number) => `${storyId}/${step}`;
 
+/** Where `flow plan --discover` finds the specialists and skills (as `flow run` would). */
+export interface DiscoverOptions {
+  agents?: string[] | string;
+  skills?: string;
+}
+
 /**
  * Discovers the tools of every configured server a non-skipped step names (each server once) and
- * sums them up per step. A server that fails is a problem at each step that needs it.
+ * gives per step its specialist's repertoire (skills and enrichers applied, as a run does). A server
+ * that fails is a problem at each step that needs it.
  */
-export async function discoverPlanTools(file: string, plan: Plan, mcpConfig: McpConfig): Promise<PlanDiscovery> {
+export async function discoverPlanTools(
+  file: string,
+  plan: Plan,
+  mcpConfig: McpConfig,
+  options: DiscoverOptions = {},
+): Promise<PlanDiscovery> {
   const wanted = new Set<string>();
   for (const story of plan.stories)
     if (!story.skipped)
       for (const step of story.steps)
         for (const server of step.servers) if (mcpConfig.servers.has(server)) wanted.add(server);
-  const { toolSchemaBytes } = await import("@meshflow/mcp");
-  const pool = await createPool(mcpConfig);
-  const { tools, failures } = await withPool(pool, (p) => p.discover([...wanted]));
-  const failed = new Map(failures.map((f) => [f.server, f]));
+  const [{ toolSchemaBytes }, { createToolPlane, loadSpecialists, specialistInfo }, { agentPaths, resolveSkillsDir }] =
+    await Promise.all([import("@meshflow/mcp"), import("@meshflow/runtime"), import("./runEnvironment.js")]);
+  const agents = agentPaths(options.agents);
+  const specialists = await loadSpecialists(agents.paths, agents);
+  const skillsDir = resolveSkillsDir(options.skills);
   const steps = new Map<string, StepTools>();
+  const pool = await createPool(mcpConfig);
+  const failures = await withPool(pool, async (p) => {
+    const found = await p.discover([...wanted]);
+    // The plane classifies the tools for the skills; the pool's listings are cached, nothing is asked twice.
+    const plane = await createToolPlane({ mcpConfig, clientPool: p, ...(skillsDir ? { skillsDir } : {}) });
+    try {
+      await plane.discover([...new Set(found.tools.map((t) => t.server))]);
+      for (const story of plan.stories) {
+        if (story.skipped) continue;
+        for (const step of story.steps) {
+          const own = found.tools.filter((t) => step.servers.includes(t.server));
+          const name = step.specialist ?? "";
+          const specialist = specialists.get(name)?.specialist;
+          const repertoire = specialist ? plane.repertoire(own, specialistInfo(specialist)) : [];
+          const kept = new Set(repertoire.map((t) => t.qualifiedName));
+          steps.set(stepId(story.id, step.step), {
+            specialist: name,
+            count: repertoire.length,
+            names: repertoire.map((t) => t.qualifiedName),
+            schemaBytes: toolSchemaBytes(repertoire),
+            offered: own.length,
+            leftOut: own.filter((t) => !kept.has(t.qualifiedName)).map((t) => t.qualifiedName),
+          });
+        }
+      }
+    } finally {
+      await plane.close();
+    }
+    return found.failures;
+  });
+  const failed = new Map(failures.map((f) => [f.server, f]));
   const problems: Problem[] = [];
   for (const story of plan.stories) {
     if (story.skipped) continue;
-    for (const step of story.steps) {
-      const own = tools.filter((t) => step.servers.includes(t.server));
-      steps.set(stepId(story.id, step.step), {
-        count: own.length,
-        names: own.map((t) => t.qualifiedName),
-        schemaBytes: toolSchemaBytes(own),
-      });
+    for (const step of story.steps)
       step.servers.forEach((server, j) => {
         const failure = failed.get(server);
         if (failure)
@@ -56,7 +103,6 @@ export async function discoverPlanTools(file: string, plan: Plan, mcpConfig: Mcp
             severity: "error",
           });
       });
-    }
   }
   return { steps, failures, problems };
 }

@@ -2,6 +2,7 @@ import { resolve as resolvePath } from "node:path";
 import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
 import {
   dryRun,
+  type FileRunStore,
   type ModelSettings,
   type RunDependencies,
   type RunSession,
@@ -9,15 +10,18 @@ import {
   resumeRun,
   startRun,
 } from "@meshflow/runtime";
+import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { coded, type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
+import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
+import { storyReports } from "./runReport.js";
 
 /** Options of `flow run`. */
 export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
@@ -41,8 +45,9 @@ interface View {
 function viewFor(options: { json?: boolean }, output: Output): View {
   const still = { pause: () => {}, resume: () => {} };
   if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {}, ...still };
+  const c = terminalColors();
   if (process.stdout.isTTY && !process.env.CI) {
-    const tree = new TreeView((text) => process.stdout.write(text));
+    const tree = new TreeView((text) => process.stdout.write(text), c);
     tree.start();
     return {
       onEvent: (e) => tree.onEvent(e),
@@ -53,12 +58,23 @@ function viewFor(options: { json?: boolean }, output: Output): View {
   }
   return {
     onEvent: (e) => {
-      const line = formatEvent(e);
+      const line = formatEvent(e, c);
       if (line) output.out(line);
     },
     stop: () => {},
     ...still,
   };
+}
+
+/**
+ * The closing summary table of a run (not with `--json`), from the run's journal: a resumed run's
+ * table has the stories finished before it stopped too.
+ */
+async function printSummaryTable(summary: RunSummary, store: FileRunStore, output: Output): Promise<void> {
+  if (!summary.runId || summary.error || summary.status === "refused") return;
+  const { record, events } = await store.read(summary.runId);
+  const stories = storyReports(record, events).filter((s) => s.status !== "pending");
+  if (stories.length) output.out(`\n${summaryTable(stories, terminalColors()).join("\n")}`);
 }
 
 /** The `--confirm-destructive` question, asked on the terminal around the view. */
@@ -203,7 +219,9 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
           },
         },
       );
-      return report(await drive(session, view, output), options, output);
+      const summary = await drive(session, view, output);
+      if (!options.json) await printSummaryTable(summary, env.store, output);
+      return report(summary, options, output);
     });
   } catch (error) {
     return printFailure(error, options, output);
@@ -244,7 +262,9 @@ export async function resumeCommand(
         { ...built, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
         runId,
       );
-      return report(await drive(session, view, output), options, output);
+      const summary = await drive(session, view, output);
+      if (!options.json) await printSummaryTable(summary, built.store, output);
+      return report(summary, options, output);
     });
   } catch (error) {
     return printFailure(error, options, output);

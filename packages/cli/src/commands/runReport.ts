@@ -1,7 +1,8 @@
 import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
 import type { RunRecord } from "@meshflow/runtime";
-import { coded, type Output } from "../output.js";
-import { formatTokens } from "../runView/formatEvent.js";
+import { type Colors, plainColors, statusMark } from "../colors.js";
+import { coded, type Output, plural } from "../output.js";
+import { firstLine, formatTokens, gateLines } from "../runView/formatEvent.js";
 
 /** A step as `flow status` shows it, rebuilt from the run's events. */
 export interface StepReport {
@@ -21,7 +22,8 @@ export interface StoryReport {
   status: StepStatus | "skipped" | "running" | "pending";
   summary: string;
   steps: StepReport[];
-  gate?: { passed: boolean; summary: string };
+  /** The gate's verdict; a failed one names the failing command and keeps its output's last lines. */
+  gate?: { passed: boolean; summary: string; failed?: { command: string; tail: string } };
   /** Tokens of its steps' model turns (present when a model thought). */
   tokens?: TokenCount;
 }
@@ -96,7 +98,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
       }
       case "gate.finished": {
         const story = stories.get(e.storyId);
-        if (story) story.gate = { passed: e.passed, summary: e.summary };
+        if (story) story.gate = { passed: e.passed, summary: e.summary, ...(e.failed ? { failed: e.failed } : {}) };
         break;
       }
       case "story.finished": {
@@ -116,7 +118,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
   return reports;
 }
 
-/** The mark of a story or step status in `flow status`. */
+/** The mark of a story or step status (uncoloured, for one-line lists). */
 export const MARK: Readonly<Record<string, string>> = {
   passed: "✓",
   failed: "✗",
@@ -127,17 +129,19 @@ export const MARK: Readonly<Record<string, string>> = {
 };
 
 /** Prints stories with their steps, calls, refusals and gate, as `flow status` shows a run (inline or queued). */
-export function printStories(output: Output, stories: readonly StoryReport[]): void {
+export function printStories(output: Output, stories: readonly StoryReport[], c: Colors = plainColors): void {
+  const tokens = (t: TokenCount | undefined) => (t ? c.dim(`  [${formatTokens(t)}]`) : "");
   for (const story of stories) {
     output.out(
-      `\n${MARK[story.status] ?? "?"} ${story.id}  ${story.status}${story.summary ? `: ${story.summary}` : ""}${story.tokens ? `  [${formatTokens(story.tokens)}]` : ""}`,
+      `\n${statusMark(story.status, c)} ${story.id}  ${story.status}${story.summary ? `: ${firstLine(story.summary)}` : ""}${tokens(story.tokens)}`,
     );
     for (const step of story.steps) {
       output.out(
-        `    ${MARK[step.status] ?? "?"} step ${step.step} ${step.specialist} · ${step.calls} call(s) · ${step.status}${step.summary ? `: ${step.summary}` : ""}${step.tokens ? `  [${formatTokens(step.tokens)}]` : ""}`,
+        `    ${statusMark(step.status, c)} step ${step.step} ${step.specialist} · ${plural(step.calls, "call")} · ${step.status}${step.summary ? `: ${firstLine(step.summary)}` : ""}${tokens(step.tokens)}`,
       );
-      for (const r of step.refusals) output.out(`        refused ${r.tool}: ${coded(r.code, r.message)}`);
+      for (const r of step.refusals)
+        output.out(`        ${c.yellow(`refused ${r.tool}: ${coded(r.code, r.message)}`)}`);
     }
-    if (story.gate) output.out(`    ${story.gate.passed ? "✓" : "✗"} gate: ${story.gate.summary}`);
+    if (story.gate) output.out(`    ${gateLines(story.gate, c, "      ").join("\n")}`);
   }
 }

@@ -1,4 +1,5 @@
 import { FileRunStore, processAlive } from "@meshflow/runtime";
+import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { formatTokens } from "../runView/formatEvent.js";
@@ -39,7 +40,7 @@ export async function statusCommand(
   output.out(
     `started ${record.createdAt}, updated ${record.updatedAt}; ${c.passed} passed, ${c.failed} failed, ${c.blocked} blocked, ${c.skipped} skipped${tokens ? `; ${formatTokens(tokens)}` : ""}`,
   );
-  printStories(output, stories);
+  printStories(output, stories, terminalColors());
   if (status === "interrupted" || status === "aborted") output.out(`\ncontinue it with: flow resume ${record.runId}`);
   return EXIT.ok;
 }

@@ -1,4 +1,11 @@
-import { agentsOption, EXIT_CODES_HELP, mcpConfigOption, type Registrar, routingOption } from "./shared.js";
+import {
+  agentsOption,
+  EXIT_CODES_HELP,
+  mcpConfigOption,
+  type Registrar,
+  routingOption,
+  skillsOption,
+} from "./shared.js";
 
 /** `flow plan <prd.json>`. */
 export const registerPlan: Registrar = (program, { output, setExit }) => {
@@ -7,10 +14,14 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .description("show the preflight: story → step → specialist → MCP servers, in run order")
     .argument("<prd.json>", "the PRD file (never modified)")
     .option("--json", 'print {"stories": [{"id", "skipped", "steps"}], "problems"}')
-    .option("--discover", "start the steps' MCP servers: each step's tools (count, names) and schema size in bytes")
+    .option(
+      "--discover",
+      "start the steps' MCP servers: each step's repertoire (its specialist's tools after skills and enrichers: count, names, schema bytes) and how many tools were left out",
+    )
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())
+    .addOption(skillsOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { planCommand } = await import("../commands/plan.js");

@@ -1,7 +1,13 @@
 import type { RunEvent } from "@meshflow/core";
+import pc from "picocolors";
 import { describe, expect, it } from "vitest";
+import { plainColors, stripColors } from "../colors.js";
+import { storyReports } from "../commands/runReport.js";
 import { formatEvent } from "./formatEvent.js";
+import { summaryTable } from "./summaryTable.js";
 import { TreeView } from "./TreeView.js";
+
+const colors = pc.createColors(true);
 
 const base = { time: "2026-01-01T00:00:00.000Z", runId: "r1" };
 const events: RunEvent[] = [
@@ -57,7 +63,7 @@ describe("TreeView", () => {
 
 describe("formatEvent", () => {
   it("gives one plain line per event", () => {
-    expect(events.map(formatEvent)).toEqual([
+    expect(events.map((e) => formatEvent(e))).toEqual([
       "run r1 started: 1 story from prd.json",
       "US-1 started",
       "US-1 step 1 → development-agent (9 tools)",
@@ -68,5 +74,85 @@ describe("formatEvent", () => {
       "US-1 ✗ failed: step 1 failed: call 2 failed",
       "run r1 failed: 0 passed, 1 failed, 0 blocked",
     ]);
+  });
+
+  it("colours marks, refusals and ids when asked, and only then", () => {
+    const lines = events.map((e) => formatEvent(e, colors) ?? "");
+    expect(lines[6]).toContain(colors.red("✗"));
+    expect(lines[5]).toContain(colors.yellow("refused m__b: not_in_repertoire: no"));
+    expect(lines[0]).toContain(colors.dim("r1"));
+    expect(lines.map(stripColors)).toEqual(events.map((e) => formatEvent(e)));
+    expect(events.map((e) => formatEvent(e, plainColors)).join("")).not.toContain("\x1b[");
+  });
+
+  it("shows a failed gate's first summary line, then the failing command's last lines", () => {
+    const tail = Array.from({ length: 20 }, (_, i) => `line ${i + 11}`).join("\n");
+    const line = formatEvent({
+      ...base,
+      type: "gate.finished",
+      storyId: "US-1",
+      passed: false,
+      commands: 1,
+      summary: `verify "test" failed: exit code 1\n  | ${tail.replace(/\n/g, "\n  | ")}`,
+      failed: { command: "test", tail },
+    });
+    const shown = (line ?? "").split("\n");
+    expect(shown[0]).toBe('US-1 gate ✗ failed: verify "test" failed: exit code 1');
+    expect(shown.slice(1)).toEqual(tail.split("\n").map((l) => `    | ${l}`));
+  });
+});
+
+describe("summaryTable", () => {
+  const finished = (id: string, status: "passed" | "failed", summary: string, tokens?: number): RunEvent[] => [
+    { ...base, type: "story.started", storyId: id },
+    { ...base, type: "step.started", storyId: id, step: 1, specialist: "development-agent", tools: 2 },
+    { ...base, type: "tool.called", storyId: id, step: 1, key: "k", tool: "m__a", argsDigest: "d", destructive: false },
+    ...(tokens
+      ? [
+          {
+            ...base,
+            type: "model.turn" as const,
+            storyId: id,
+            step: 1,
+            provider: "openai",
+            model: "m",
+            turn: 1,
+            inputTokens: tokens,
+            outputTokens: 1,
+            latencyMs: 1,
+            toolCalls: [],
+          },
+        ]
+      : []),
+    { ...base, type: "step.finished", storyId: id, step: 1, status, summary },
+    { ...base, type: "story.finished", storyId: id, status, summary },
+  ];
+
+  it("gives one line per story and the totals, plural forms right", () => {
+    const stories = storyReports({ stories: ["US-1", "US-22"] }, [
+      ...finished("US-1", "passed", "all steps passed; no verify commands"),
+      ...finished("US-22", "failed", `verify "test" failed: exit code 1\n  | ${"x".repeat(100)}`),
+    ]);
+    expect(summaryTable(stories)).toEqual([
+      "story  status    steps  calls  summary",
+      "US-1   ✓ passed      1      1  all steps passed; no verify commands",
+      'US-22  ✗ failed      1      1  verify "test" failed: exit code 1',
+      "2 stories: 1 passed, 1 failed, 0 blocked, 0 skipped",
+    ]);
+    const one = storyReports({ stories: ["US-1"] }, finished("US-1", "passed", "ok"));
+    expect(summaryTable(one).at(-1)).toBe("1 story: 1 passed, 0 failed, 0 blocked, 0 skipped");
+  });
+
+  it("adds a tokens column and total when a model thought, and shortens long summaries", () => {
+    const stories = storyReports({ stories: ["US-1", "US-2"] }, [
+      ...finished("US-1", "passed", "s".repeat(80), 1233),
+      ...finished("US-2", "passed", "ok"),
+    ]);
+    const table = summaryTable(stories, colors).map(stripColors);
+    expect(table[0]).toBe("story  status    steps  calls  tokens  summary");
+    expect(table[1]).toBe(`US-1   ✓ passed      1      1   1,234  ${"s".repeat(59)}…`);
+    expect(table[2]).toBe("US-2   ✓ passed      1      1          ok");
+    expect(table[3]).toBe("2 stories: 2 passed, 0 failed, 0 blocked, 0 skipped; 1,234 tokens");
+    expect(summaryTable(stories, colors)[1]).toContain(colors.green("✓"));
   });
 });

@@ -1,8 +1,8 @@
 import type { RunEvent, StepStatus } from "@meshflow/core";
-import { formatEvent } from "./formatEvent.js";
+import { type Colors, plainColors, statusMark, statusWord, stripColors } from "../colors.js";
+import { firstLine, formatEvent, gateLines } from "./formatEvent.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-const MARK: Record<StepStatus | "skipped", string> = { passed: "✓", failed: "✗", blocked: "⊘", skipped: "–" };
 
 interface LiveStep {
   step: number;
@@ -21,7 +21,8 @@ interface LiveStory {
   id: string;
   started: number;
   steps: LiveStep[];
-  gate?: string;
+  /** The gate's line and, when it failed, the last lines of the failing command's output. */
+  gate?: string[];
 }
 
 /**
@@ -30,13 +31,16 @@ interface LiveStory {
  */
 export class TreeView {
   readonly #write: (text: string) => void;
+  readonly #c: Colors;
   #story: LiveStory | undefined;
   #drawn = 0;
   #frame = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(write: (text: string) => void) {
+  /** `colors` colours marks, refusals and times (none by default). */
+  constructor(write: (text: string) => void, colors: Colors = plainColors) {
     this.#write = write;
+    this.#c = colors;
   }
 
   start(): void {
@@ -93,18 +97,20 @@ export class TreeView {
         if (step) Object.assign(step, { status: event.status, summary: event.summary });
         break;
       case "gate.finished":
-        if (story) story.gate = `${event.passed ? "✓" : "✗"} gate: ${event.summary}`;
+        if (story) story.gate = gateLines(event, this.#c, "      ");
         break;
       case "story.finished": {
-        const lines = story ? this.#lines(story, `${MARK[event.status]} ${event.status}: ${event.summary}`) : [];
+        const lines = story
+          ? this.#lines(story, `${statusWord(event.status, this.#c)}: ${firstLine(event.summary)}`)
+          : [];
         this.#clear();
-        if (!story) this.#write(`${formatEvent(event)}\n`);
+        if (!story) this.#write(`${formatEvent(event, this.#c)}\n`);
         else this.#write(`${lines.join("\n")}\n`);
         this.#story = undefined;
         return;
       }
       default: {
-        const line = formatEvent(event);
+        const line = formatEvent(event, this.#c);
         this.#clear();
         if (line) this.#write(`${line}\n`);
       }
@@ -113,20 +119,21 @@ export class TreeView {
   }
 
   #lines(story: LiveStory, final?: string): string[] {
-    const elapsed = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
+    const c = this.#c;
+    const elapsed = (since: number) => c.dim(`${((Date.now() - since) / 1000).toFixed(1)}s`);
     const spin = SPINNER[this.#frame % SPINNER.length] ?? "·";
     const lines = [`${final ? "" : `${spin} `}${story.id}${final ? ` ${final}` : ` ${elapsed(story.started)}`}`];
     for (const s of story.steps) {
-      const head = s.status ? MARK[s.status] : spin;
+      const head = s.status ? statusMark(s.status, c) : spin;
       const turns = s.turns
         ? ` · ${s.turns} turn${s.turns === 1 ? "" : "s"}, ${s.tokens.toLocaleString("en-US")} tokens`
         : "";
       const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}${turns}`;
-      const tail = s.status ? `${s.status}: ${s.summary ?? ""}` : elapsed(s.started);
+      const tail = s.status ? `${s.status}: ${firstLine(s.summary ?? "")}` : elapsed(s.started);
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
-      for (const r of s.refusals) lines.push(`      refused ${r}`);
+      for (const r of s.refusals) lines.push(`      ${c.yellow(`refused ${r}`)}`);
     }
-    if (story.gate) lines.push(`  ${story.gate}`);
+    if (story.gate) lines.push(`  ${story.gate[0]}`, ...story.gate.slice(1));
     return lines;
   }
 
@@ -140,7 +147,11 @@ export class TreeView {
     this.#clear();
     if (!this.#story) return;
     const cols = process.stdout.columns || 120;
-    const lines = this.#lines(this.#story).map((l) => (l.length > cols - 1 ? `${l.slice(0, cols - 2)}…` : l));
+    // A line wider than the terminal would wrap and break the redraw: cut it (its colour goes with it).
+    const lines = this.#lines(this.#story).map((l) => {
+      const plain = stripColors(l);
+      return plain.length > cols - 1 ? `${plain.slice(0, cols - 2)}…` : l;
+    });
     this.#write(`${lines.join("\n")}\n`);
     this.#drawn = lines.length;
   }

@@ -1,4 +1,5 @@
 import type { RunEvent, TokenCount } from "@meshflow/core";
+import { type Colors, plainColors, statusWord } from "../colors.js";
 import { coded, plural } from "../output.js";
 
 /** `1,234 in + 56 out tokens, 3 turns`, or "" when no model thought. */
@@ -8,40 +9,64 @@ export function formatTokens(tokens: TokenCount | undefined): string {
   return `${n(tokens.input)} in + ${n(tokens.output)} out tokens, ${tokens.turns} turn${tokens.turns === 1 ? "" : "s"}`;
 }
 
-const withTokens = (tokens: TokenCount | undefined) => (tokens?.turns ? ` [${formatTokens(tokens)}]` : "");
+/** The first line of a summary (a failed gate's summary goes on with the command's output). */
+export function firstLine(text: string): string {
+  return text.split("\n", 1)[0] ?? "";
+}
 
-const mark = { passed: "✓", failed: "✗", blocked: "⊘", skipped: "–" } as const;
+/** A failed command's last lines, each indented under its gate line: `    | …`. */
+export function formatTail(tail: string, c: Colors, indent = "    "): string[] {
+  return tail ? tail.split("\n").map((line) => `${indent}${c.dim("|")} ${line}`) : [];
+}
 
-/** One plain line for an event (off a TTY), or undefined for events that need no line. */
-export function formatEvent(event: RunEvent): string | undefined {
+/** A gate's line (first line of its summary) and the failing command's last lines. */
+export function gateLines(
+  event: { passed: boolean; summary: string; failed?: { command: string; tail: string } },
+  c: Colors,
+  indent: string,
+): string[] {
+  const head = `gate ${statusWord(event.passed ? "passed" : "failed", c)}: ${firstLine(event.summary)}`;
+  return [head, ...formatTail(event.failed?.tail ?? "", c, indent)];
+}
+
+const runStatus = (status: string, c: Colors) =>
+  status === "passed" ? c.green(status) : status === "failed" ? c.red(status) : c.yellow(status);
+
+/**
+ * One plain line for an event (off a TTY), or undefined for events that need no line; a failed gate's
+ * line is followed by the last lines of the failing command's output. `c` colours it (none by default).
+ */
+export function formatEvent(event: RunEvent, c: Colors = plainColors): string | undefined {
+  const withTokens = (tokens: TokenCount | undefined) => (tokens?.turns ? c.dim(` [${formatTokens(tokens)}]`) : "");
+  const at = (e: { storyId: string; step: number }) => `${e.storyId} step ${e.step}`;
   switch (event.type) {
     case "run.started":
-      return `run ${event.runId} started: ${plural(event.stories.length, "story", "stories")} from ${event.prd}`;
+      return `run ${c.dim(event.runId)} started: ${plural(event.stories.length, "story", "stories")} from ${event.prd}`;
     case "run.resumed":
-      return `run ${event.runId} resumed at ${event.state} (${event.prd})`;
+      return `run ${c.dim(event.runId)} resumed at ${event.state} (${event.prd})`;
     case "story.started":
       return `${event.storyId} started`;
     case "step.started":
-      return `${event.storyId} step ${event.step} → ${event.specialist} (${event.tools} tools)`;
+      return `${at(event)} → ${event.specialist} (${plural(event.tools, "tool")})`;
     case "tool.called":
-      return `${event.storyId} step ${event.step}   call ${event.tool}${event.destructive ? " [destructive]" : ""} (${event.key})`;
+      return `${at(event)}   call ${event.tool}${event.destructive ? c.yellow(" [destructive]") : ""} ${c.dim(`(${event.key})`)}`;
     case "tool.result":
-      return `${event.storyId} step ${event.step}   ${event.isError ? "error" : "ok"} ${event.tool}${
-        event.replayed ? " (recorded result, not run again)" : ` ${event.durationMs} ms`
-      }`;
+      return `${at(event)}   ${event.isError ? c.red("error") : "ok"} ${event.tool}${c.dim(
+        event.replayed ? " (recorded result, not run again)" : ` ${event.durationMs} ms`,
+      )}`;
     case "tool.refused":
-      return `${event.storyId} step ${event.step}   refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`;
+      return `${at(event)}   ${c.yellow(`refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`)}`;
     case "model.turn":
-      return `${event.storyId} step ${event.step}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${
-        event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`
-      }${event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""}`;
+      return `${at(event)}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${c.dim(
+        event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`,
+      )}${event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""}`;
     case "step.finished":
-      return `${event.storyId} step ${event.step} ${mark[event.status]} ${event.status}: ${event.summary}${withTokens(event.tokens)}`;
+      return `${at(event)} ${statusWord(event.status, c)}: ${firstLine(event.summary)}${withTokens(event.tokens)}`;
     case "gate.finished":
-      return `${event.storyId} gate ${event.passed ? "✓ passed" : "✗ failed"}: ${event.summary}`;
+      return `${event.storyId} ${gateLines(event, c, "    ").join("\n")}`;
     case "story.finished":
-      return `${event.storyId} ${mark[event.status]} ${event.status}: ${event.summary}${withTokens(event.tokens)}`;
+      return `${event.storyId} ${statusWord(event.status, c)}: ${firstLine(event.summary)}${withTokens(event.tokens)}`;
     case "run.finished":
-      return `run ${event.runId} ${event.status}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}${event.error ? ` (${coded(event.error.code, event.error.message)})` : ""}`;
+      return `run ${c.dim(event.runId)} ${runStatus(event.status, c)}: ${event.passed} passed, ${event.failed} failed, ${event.blocked} blocked${withTokens(event.tokens)}${event.error ? ` (${coded(event.error.code, event.error.message)})` : ""}`;
   }
 }

@@ -86,6 +86,8 @@ export type RunEvent =
       passed: boolean;
       commands: number;
       summary: string;
+      /** The failing verify command's name and the last lines (at most 20) of its output (a failed gate only). */
+      failed?: { command: string; tail: string };
     })
   | (EventBase & {
       type: "story.finished";

@@ -85,6 +85,12 @@ function now(): string {
 }
 /** The gate's verdict for a story without verify commands. */
 const NO_VERIFY: GateResult = { passed: true, results: [], summary: "no verify commands" };
+
+/** The `failed` field of a failed gate's event: the command that stopped it and its output's last lines. */
+function failedCommand(gate: GateResult): { failed?: { command: string; tail: string } } {
+  const last = gate.results.at(-1);
+  return !gate.passed && last ? { failed: { command: last.name, tail: last.tail } } : {};
+}
 const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 
 /**
@@ -282,6 +288,7 @@ export function createChiefAnalyst(services: ChiefServices) {
                 passed: event.gate.passed,
                 commands: event.gate.results.length,
                 summary: event.gate.summary,
+                ...failedCommand(event.gate),
               })),
             ],
           },
