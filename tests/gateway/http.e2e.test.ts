@@ -168,6 +168,17 @@ describe("flow serve --http binding", () => {
     expect(result.stderr).toContain("flow: refusing to serve on 0.0.0.0 without a token: set FLOW_SERVE_TOKEN");
   });
 
+  // Regression: a one-character or whitespace token was accepted for a non-loopback bind.
+  it.each([["x"], ["                    "], ["a b c d e f g h i j k l m n o"]])(
+    "refuses a non-loopback address with a weak token %j (exit 2, says how many characters are needed)",
+    async (weak) => {
+      const result = await runFlow(["serve", "--http", "0.0.0.0:0"], { cwd: fx.dir, env: { FLOW_SERVE_TOKEN: weak } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("refusing to serve on 0.0.0.0 with a weak token");
+      expect(result.stderr).toContain("at least 16 are needed");
+    },
+  );
+
   it("serves loopback without a token, and says so", async () => {
     const open = await startHttpFlow(["--toolsets", "everything"], { cwd: fx.dir });
     try {

@@ -123,4 +123,39 @@ describe("createWorkspaceServer path confinement", () => {
       await viaAlias.close();
     }
   });
+
+  // Regression: a 20 KB path of 10,000 parts spent 31 s in realpath recursion and held up every other
+  // call; a 5,000-character name came back as "internal: unexpected failure: ENAMETOOLONG".
+  it.each(PATH_TOOLS)("%s refuses a path over 4,096 bytes or 256 parts with path_invalid", async (tool, args) => {
+    const long = await c.call(tool, args("a/".repeat(10_000)));
+    expect(long.data.code).toBe("path_invalid");
+    expect(long.data.maxBytes).toBe(4096);
+    const deep = await c.call(tool, args("a/".repeat(300)));
+    expect(deep.data.code).toBe("path_invalid");
+    expect(deep.data.maxParts).toBe(256);
+  });
+
+  it("maps a name over the system's limit to path_invalid and a symlink loop to symlink_loop", async () => {
+    const name = await c.call("read_file", { path: `src/${"n".repeat(300)}.ts` });
+    expect(name.data.code).toBe("path_invalid");
+    expect(name.data.errno).toBe("ENAMETOOLONG");
+    expect(name.text).not.toContain("internal");
+    symlinkSync("loop-b", join(ws.root, "loop-a"));
+    symlinkSync("loop-a", join(ws.root, "loop-b"));
+    const loop = await c.call("read_file", { path: "loop-a" });
+    expect(loop.data.code).toBe("symlink_loop");
+    expect(loop.data.errno).toBe("ELOOP");
+  });
+
+  it("answers other calls while deep and refused paths are being handled", async () => {
+    const deepButAllowed = `${"d/".repeat(250)}missing.txt`;
+    const calls = [
+      ...Array.from({ length: 20 }, () => c.call("read_file", { path: "a/".repeat(10_000) })),
+      ...Array.from({ length: 20 }, () => c.call("file_stats", { path: deepButAllowed })),
+      c.call("read_file", { path: "README.md" }),
+    ];
+    const results = await Promise.all(calls);
+    expect(results.at(-1)?.data.content).toContain("# Fixture");
+    expect(new Set(results.slice(0, 40).map((r) => r.data.code))).toEqual(new Set(["path_invalid", "not_found"]));
+  });
 });

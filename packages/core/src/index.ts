@@ -82,6 +82,7 @@ export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
 export { OutputBuffer } from "./process/OutputBuffer.js";
+export { PROCESS_TREE_ENV } from "./process/ProcessTree.js";
 export {
   type ProcessOutcome,
   type RunProcessOptions,

@@ -20,6 +20,7 @@ export {
   type HttpServeOptions,
   MAX_BODY_BYTES,
   MCP_PATH,
+  MIN_SERVE_TOKEN_CHARS,
   type RunningHttp,
   serveHttp,
 } from "./serveHttp.js";

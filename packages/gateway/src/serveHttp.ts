@@ -88,15 +88,26 @@ async function readJson(
   }
 }
 
+/** Fewest non-space characters of a token that lets `flow serve` bind a non-loopback address. */
+export const MIN_SERVE_TOKEN_CHARS = 16;
+
 /**
- * Without a token only this machine may connect: binding anything but a loopback address is
- * refused (a usage error that says what to do).
+ * Without a token only this machine may connect: binding anything but a loopback address is refused,
+ * and so is a token with fewer than {@link MIN_SERVE_TOKEN_CHARS} non-space characters (a usage error
+ * that says what to do).
  */
 export function assertBindAllowed(host: string, token: string | undefined): void {
-  if (!token && !isLoopbackHost(host))
+  if (isLoopbackHost(host)) return;
+  if (!token)
     throw new MeshflowError(
       "usage",
       `refusing to serve on ${host} without a token: set FLOW_SERVE_TOKEN (clients then send "Authorization: Bearer <token>"), or bind a loopback address such as 127.0.0.1`,
+    );
+  const chars = token.replace(/\s/g, "").length;
+  if (chars < MIN_SERVE_TOKEN_CHARS)
+    throw new MeshflowError(
+      "usage",
+      `refusing to serve on ${host} with a weak token: FLOW_SERVE_TOKEN has ${chars} non-space characters, at least ${MIN_SERVE_TOKEN_CHARS} are needed (for example: openssl rand -hex 24)`,
     );
 }
 

@@ -73,6 +73,8 @@ export interface ServerStatus {
 export interface PoolCallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Asked right before the request is sent (after connecting): a result refuses the call instead. */
+  beforeSend?: () => ToolResult | undefined;
 }
 
 /**
@@ -244,6 +246,8 @@ export class ClientPool {
         return refusal(failure.code, failure.message);
       }
     }
+    const refused = options.beforeSend?.();
+    if (refused) return refused;
     const timeoutMs = options.timeoutMs ?? this.callTimeoutMs;
     const requestOptions =
       options.signal === undefined && options.timeoutMs === undefined

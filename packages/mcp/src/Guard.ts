@@ -97,6 +97,15 @@ export class Guard {
     return ALLOWED;
   }
 
+  /**
+   * The lock alone, without counting a call: what is asked again when an admitted call is about to be
+   * sent, so an emergency stop between admission and sending still refuses it.
+   */
+  checkLock(tool: string): GuardCheck {
+    if (this.unguarded.has(tool) || !this.locked) return ALLOWED;
+    return { allowed: false, code: "guard_locked", reason: this.lockReason ?? "locked" };
+  }
+
   /** Locks the guard: every guarded call is refused with `reason` until {@link unlock}. */
   emergencyStop(reason = "emergency stop"): void {
     this.lock(reason, false);

@@ -15,6 +15,12 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Overrides the pool's call timeout for this call. */
   timeoutMs?: number;
+  /**
+   * Asked right before the call leaves for its server (after any wait for a connection): a result
+   * refuses it there and then. The guard sets it, so a stop that came after the call was accepted
+   * still holds.
+   */
+  beforeSend?: () => ToolResult | undefined;
 }
 
 /** One tool call by qualified name. Never throws for tool-level problems: refusals are results with a `code`. */

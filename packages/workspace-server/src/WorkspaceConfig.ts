@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type ArgumentPolicy, ArgumentPolicySchema } from "./ArgumentPolicy.js";
 
 /** Defaults applied when neither the config file nor a flag sets a limit. */
 export const WORKSPACE_DEFAULTS = {
@@ -24,6 +25,11 @@ const positiveInt = (what: string) => z.number().int(`${what} must be a whole nu
 export const WorkspaceConfigSchema = z.strictObject({
   /** Executables `run_command` may start: bare names are looked up on PATH, paths are resolved against the root. */
   allow: z.array(z.string().min(1, "an allowed executable is a non-empty name or path")).optional(),
+  /**
+   * Per allowed executable (its entry, or the file name of a path entry): allowed subcommands, denied flags.
+   * Replaces the built-in policy of that name (`DEFAULT_ARGUMENT_POLICIES`: git, npm, find); `{}` lifts it.
+   */
+  argumentPolicy: z.record(z.string().min(1), ArgumentPolicySchema).optional(),
   /** Longest a command (and each git call or search) may run before its process tree is killed. */
   timeoutMs: positiveInt("timeoutMs").optional(),
   /** Bytes kept of each of stdout and stderr (the tail), and of a diff. */
@@ -43,6 +49,8 @@ export interface WorkspaceServerOptions {
   root: string;
   /** Executables `run_command` may start. Empty (the default) refuses every command. */
   allow?: readonly string[];
+  /** Argument policies by executable, over `DEFAULT_ARGUMENT_POLICIES`. */
+  argumentPolicy?: Readonly<Record<string, ArgumentPolicy>>;
   timeoutMs?: number;
   maxOutputBytes?: number;
   maxReadBytes?: number;

@@ -8,6 +8,8 @@ export const WORKSPACE_ERROR_CODES = [
   "path_traversal",
   "path_outside_root",
   "symlink_escape",
+  "symlink_loop",
+  "permission_denied",
   "not_found",
   "not_a_file",
   "not_a_directory",
@@ -17,10 +19,12 @@ export const WORKSPACE_ERROR_CODES = [
   "command_not_found",
   "command_failed",
   "command_timeout",
+  "argument_not_allowed",
   // git
   "not_a_git_repo",
   "revision_not_found",
   "git_failed",
+  "repo_unsafe",
   // arguments and scans
   "invalid_argument",
   "invalid_pattern",

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { MeshflowError } from "@meshflow/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ArgumentPolicy } from "./ArgumentPolicy.js";
 import { AllowList } from "./internal/AllowList.js";
 import type { ToolContext } from "./internal/ToolContext.js";
 import { registerFileStats } from "./internal/tools/fileStats.js";
@@ -29,6 +30,13 @@ function version(): string {
   return pkg.version;
 }
 
+function argumentPolicies(given: WorkspaceServerOptions["argumentPolicy"]): Record<string, ArgumentPolicy> {
+  const parsed = WorkspaceConfigSchema.shape.argumentPolicy.safeParse(given ? { ...given } : undefined);
+  if (!parsed.success)
+    throw new MeshflowError("usage", `workspace server option argumentPolicy is invalid: ${parsed.error.message}`);
+  return parsed.data ?? {};
+}
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
   if (!Number.isInteger(chosen) || chosen <= 0)
@@ -55,7 +63,7 @@ export function createWorkspaceServer(options: WorkspaceServerOptions): McpServe
     );
   const ctx: ToolContext = {
     root,
-    allow: new AllowList(allow.data, root.real),
+    allow: new AllowList(allow.data, root.real, argumentPolicies(options.argumentPolicy)),
     timeoutMs: positive("timeoutMs", options.timeoutMs, WORKSPACE_DEFAULTS.timeoutMs),
     maxOutputBytes: positive("maxOutputBytes", options.maxOutputBytes, WORKSPACE_DEFAULTS.maxOutputBytes),
     maxReadBytes: positive("maxReadBytes", options.maxReadBytes, WORKSPACE_DEFAULTS.maxReadBytes),

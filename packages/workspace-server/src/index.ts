@@ -1,3 +1,4 @@
+export { type ArgumentPolicy, ArgumentPolicySchema, DEFAULT_ARGUMENT_POLICIES } from "./ArgumentPolicy.js";
 export { createWorkspaceServer, WORKSPACE_TOOLS } from "./createWorkspaceServer.js";
 export { loadWorkspaceConfig, resolveWorkspaceOptions, type WorkspaceFlags } from "./loadWorkspaceConfig.js";
 export { type StdioWorkspaceServer, startStdioWorkspaceServer } from "./startStdioWorkspaceServer.js";

@@ -1,6 +1,13 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { OutputBuffer } from "./OutputBuffer.js";
+import { PROCESS_TREE_ENV, ProcessTree } from "./ProcessTree.js";
+
+/** How often the process tree is looked at while a command runs (Linux), to remember its descendants. */
+const TRACK_INTERVAL_MS = 250;
+/** After the last SIGKILL, how long the output pipes may take to close before they are dropped. */
+const DRAIN_MS = 250;
 
 /** How to run one process. */
 export interface RunProcessOptions {
@@ -41,17 +48,22 @@ function tail(buffer: OutputBuffer): StreamTail {
 
 /**
  * Runs `file` with `args` directly — no shell, so arguments are never interpreted — in its own process
- * group, so a timeout or cancellation kills everything it started (SIGTERM, then SIGKILL after the grace
- * period), and whatever it leaves running when it exits is killed too. Never rejects.
+ * group and session, so a timeout or cancellation kills everything it started (SIGTERM, then SIGKILL after
+ * the grace period), and whatever it leaves running when it exits is killed too. On Linux that includes
+ * processes that left the group (`setsid`, `detached: true`, double forks): they are found by ancestry,
+ * by the sessions and groups the command's processes created, and by a marker variable in their
+ * environment ({@link PROCESS_TREE_ENV}). A timeout returns within `timeoutMs + killGraceMs` (plus a
+ * moment to drain the pipes), even when a leftover holds stdout open. Never rejects.
  */
 export function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessOutcome> {
   const started = performance.now();
   const stdout = new OutputBuffer(options.maxOutputBytes, options.keepStdout);
   const stderr = new OutputBuffer(options.maxOutputBytes);
   return new Promise((resolve) => {
+    const treeId = randomUUID();
     const child = spawn(file, [...args], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: { ...(options.env ?? process.env), [PROCESS_TREE_ENV]: treeId },
       shell: false,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -63,6 +75,10 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     let graceTimer: NodeJS.Timeout | undefined;
     let done = false;
 
+    const tree = child.pid !== undefined && ProcessTree.supported ? new ProcessTree(treeId, child.pid) : undefined;
+    const tracker = tree ? setInterval(() => tree.scan(false), TRACK_INTERVAL_MS) : undefined;
+    tracker?.unref();
+    let drainTimer: NodeJS.Timeout | undefined;
     const killGroup = (signal: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
       try {
@@ -70,10 +86,27 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       } catch {
         // ESRCH: the whole group is gone already.
       }
+      if (tree) {
+        // Killing can race with forking: scan again until a round finds no one (bounded).
+        for (let round = 0; round < 5 && tree.signal(signal) > 0 && signal === "SIGKILL"; round++);
+      }
+    };
+    /** Everything is killed: a leftover we could not reach must not hold the call open through the pipes. */
+    const drainThenFinish = (): void => {
+      if (drainTimer) return;
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(child.exitCode, child.signalCode);
+      }, DRAIN_MS);
+      drainTimer.unref();
     };
     const terminate = (): void => {
       killGroup("SIGTERM");
-      graceTimer = setTimeout(() => killGroup("SIGKILL"), options.killGraceMs);
+      graceTimer = setTimeout(() => {
+        killGroup("SIGKILL");
+        drainThenFinish();
+      }, options.killGraceMs);
       graceTimer.unref();
     };
     const timer = setTimeout(() => {
@@ -93,6 +126,16 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     child.on("exit", () => {
       exited = true;
       killGroup("SIGKILL");
+      if (timedOut || aborted) drainThenFinish();
+      else {
+        // A normal exit: leftovers were just killed; give the pipes the grace period to close.
+        drainTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish(child.exitCode, child.signalCode);
+        }, options.killGraceMs);
+        drainTimer.unref();
+      }
     });
 
     const finish = (exitCode: number | null, signal: string | null, spawnError?: NodeJS.ErrnoException): void => {
@@ -100,6 +143,8 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       done = true;
       clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
+      if (drainTimer) clearTimeout(drainTimer);
+      if (tracker) clearInterval(tracker);
       options.signal?.removeEventListener("abort", onAbort);
       const outcome: ProcessOutcome = {
         exitCode,

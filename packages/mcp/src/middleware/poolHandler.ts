@@ -29,11 +29,12 @@ export function poolHandler(pool: ClientPool, options: { onEvent?: EventSink } =
       return Promise.resolve(refuse(emit, "call", tool, ctx, "tool_not_found", message));
     }
     const callOptions: PoolCallOptions =
-      ctx.signal === undefined && ctx.timeoutMs === undefined
+      ctx.signal === undefined && ctx.timeoutMs === undefined && ctx.beforeSend === undefined
         ? NO_OPTIONS
         : {
             ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
             ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+            ...(ctx.beforeSend !== undefined ? { beforeSend: ctx.beforeSend } : {}),
           };
     const pending = pool.callTool(target.server, target.tool, args, callOptions);
     // Without a sink there is nothing to report: the pool's promise is handed on as it is.

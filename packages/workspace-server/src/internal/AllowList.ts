@@ -1,5 +1,6 @@
 import path from "node:path";
 import { didYouMean } from "@meshflow/core";
+import { type ArgumentPolicy, DEFAULT_ARGUMENT_POLICIES } from "../ArgumentPolicy.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
 
 /**
@@ -14,9 +15,16 @@ export class AllowList {
   constructor(
     entries: readonly string[],
     private readonly root: string,
+    private readonly policies: Readonly<Record<string, ArgumentPolicy>> = {},
   ) {
     this.entries = [...new Set(entries)];
     for (const entry of this.entries) if (hasSeparator(entry)) this.byPath.set(path.resolve(root, entry), entry);
+  }
+
+  /** The argument policy of an allowed `command`: the config's for its entry or file name, else the built-in one. */
+  policyFor(command: string): ArgumentPolicy | undefined {
+    const name = path.basename(command);
+    return this.policies[command] ?? this.policies[name] ?? DEFAULT_ARGUMENT_POLICIES[name];
   }
 
   /** The file to start for `command`, or a `command_not_allowed` refusal naming the allowlist. */

@@ -1,8 +1,19 @@
-import { realpathSync, statSync } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { constants, realpathSync, statSync } from "node:fs";
+import { type FileHandle, open, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { MeshflowError } from "@meshflow/core";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
+import { errnoCode, fromErrno } from "./errnoError.js";
+
+/** Longest path argument accepted, in UTF-8 bytes (Linux's PATH_MAX); longer ones are refused before any I/O. */
+export const MAX_PATH_BYTES = 4096;
+/** Most `/`-separated parts a path argument may have; deeper ones are refused before any I/O. */
+export const MAX_PATH_PARTS = 256;
+
+/** Where an open descriptor's real path can be read back: `/proc/self/fd/<n>` on Linux. */
+const FD_LINKS = process.platform === "linux" ? "/proc/self/fd" : undefined;
+/** Never blocks on a FIFO or a device; never makes a terminal ours. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
 /** A path argument after the checks: inside the root, symlinks resolved. */
 export interface ResolvedPath {
@@ -21,10 +32,6 @@ function isInside(parent: string, child: string): boolean {
 
 function toPosix(rel: string): string {
   return rel === "" ? "." : rel.split(path.sep).join("/");
-}
-
-function errnoCode(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
 }
 
 /**
@@ -72,6 +79,21 @@ export class WorkspaceRoot {
       throw new WorkspaceToolError("path_invalid", "path is empty: use '.' for the root", details);
     if (input.includes("\0"))
       throw new WorkspaceToolError("path_invalid", `path ${JSON.stringify(input)} contains a NUL byte`, details);
+    const bytes = Buffer.byteLength(input);
+    if (bytes > MAX_PATH_BYTES)
+      throw new WorkspaceToolError(
+        "path_invalid",
+        `path is ${bytes} bytes long; at most ${MAX_PATH_BYTES} are accepted`,
+        { path: `${input.slice(0, 200)}…`, root: this.real, bytes, maxBytes: MAX_PATH_BYTES },
+      );
+    const parts = input.split(/[\\/]+/).length;
+    if (parts > MAX_PATH_PARTS)
+      throw new WorkspaceToolError("path_invalid", `path has ${parts} parts; at most ${MAX_PATH_PARTS} are accepted`, {
+        path: `${input.slice(0, 200)}…`,
+        root: this.real,
+        parts,
+        maxParts: MAX_PATH_PARTS,
+      });
 
     let lexical: string;
     if (path.isAbsolute(input)) {
@@ -116,7 +138,12 @@ export class WorkspaceRoot {
           root: this.real,
         },
       );
-    const info = await stat(resolved.abs);
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(resolved.abs);
+    } catch (error) {
+      throw fromErrno(error, input) ?? error;
+    }
     if (kind === "file" && !info.isFile())
       throw new WorkspaceToolError("not_a_file", `${JSON.stringify(input)} is not a file`, {
         path: input,
@@ -130,17 +157,79 @@ export class WorkspaceRoot {
     return resolved;
   }
 
-  /** Real path of `lexical`; for a path that does not exist yet, the real path of its nearest existing ancestor joined with the rest. */
-  private async realOf(lexical: string): Promise<{ real: string; exists: boolean }> {
+  /**
+   * Opens `abs` for reading and checks the descriptor itself: its real path must be inside the root.
+   * Checking the path and opening it later would read whatever a symlink swapped in between points to;
+   * the descriptor cannot change, so what is read is what was checked. Folders open too (for walks).
+   */
+  async open(abs: string, shown: string = this.relative(abs)): Promise<FileHandle> {
+    let handle: FileHandle;
     try {
-      return { real: await realpath(lexical), exists: true };
+      handle = await open(abs, READ_FLAGS);
     } catch (error) {
-      const code = errnoCode(error);
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      throw fromErrno(error, shown) ?? error;
     }
-    const parent = path.dirname(lexical);
-    if (parent === lexical) return { real: lexical, exists: false };
-    const up = await this.realOf(parent);
-    return { real: path.join(up.real, path.basename(lexical)), exists: false };
+    try {
+      const real = await this.descriptorPath(handle, abs);
+      if (!isInside(this.real, real))
+        throw new WorkspaceToolError(
+          "symlink_escape",
+          `path ${JSON.stringify(shown)} led to ${real} when opened, outside the workspace root ${this.real}`,
+          { path: shown, root: this.real, target: real },
+        );
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The path a folder's entries can be read through without following anything again: on Linux
+   * `/proc/self/fd/<n>` of the checked descriptor, elsewhere the folder's path (see the README).
+   */
+  entriesPath(handle: FileHandle, abs: string): string {
+    return FD_LINKS ? `${FD_LINKS}/${handle.fd}` : abs;
+  }
+
+  /** The real path of a descriptor returned by {@link open} (`abs` is the path it was opened by). */
+  realPathOf(handle: FileHandle, abs: string): Promise<string> {
+    return this.descriptorPath(handle, abs);
+  }
+
+  /** The real path of an open descriptor. */
+  private async descriptorPath(handle: FileHandle, abs: string): Promise<string> {
+    if (FD_LINKS) return readlink(`${FD_LINKS}/${handle.fd}`);
+    // Without /proc: the path's real path now must still be the very file that was opened.
+    const real = await realpath(abs);
+    const [opened, named] = await Promise.all([handle.stat(), stat(real)]);
+    if (opened.dev !== named.dev || opened.ino !== named.ino)
+      throw new WorkspaceToolError("symlink_escape", `path ${JSON.stringify(abs)} changed while it was opened`, {
+        path: abs,
+        root: this.real,
+      });
+    return real;
+  }
+
+  /**
+   * Real path of `lexical`; for a path that does not exist yet, the real path of its nearest existing
+   * ancestor joined with the rest. A loop, not recursion: the depth is bounded by {@link MAX_PATH_PARTS}.
+   */
+  private async realOf(lexical: string): Promise<{ real: string; exists: boolean }> {
+    const rest: string[] = [];
+    let at = lexical;
+    for (;;) {
+      try {
+        const real = await realpath(at);
+        return { real: path.join(real, ...rest), exists: rest.length === 0 };
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code !== "ENOENT" && code !== "ENOTDIR") throw fromErrno(error, this.relative(lexical)) ?? error;
+      }
+      const parent = path.dirname(at);
+      if (parent === at) return { real: lexical, exists: false };
+      rest.unshift(path.basename(at));
+      at = parent;
+    }
   }
 }

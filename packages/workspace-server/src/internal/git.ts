@@ -2,13 +2,23 @@ import { type ProcessOutcome, runProcess } from "@meshflow/core";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
 import type { ToolContext } from "./ToolContext.js";
 
+/** Transports git knows; each is forbidden by name, since a repository's own config may allow one by name. */
+const PROTOCOLS = ["file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd"] as const;
+
 /**
- * Options that keep git read-only and free of programs the repository could name: no fsmonitor hook,
- * no optional index refresh (GIT_OPTIONAL_LOCKS=0), no pager, pathspecs taken literally.
+ * Options that keep git read-only and free of programs the repository could name: no fsmonitor hook, no
+ * hooks, no transport at all (so a partial clone's lazy fetch cannot start a configured upload-pack), no
+ * optional index refresh (GIT_OPTIONAL_LOCKS=0), no pager, pathspecs taken literally. `-c` wins over
+ * every config file, the repository's included.
  */
 const GIT_GLOBAL = [
   "-c",
   "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "protocol.allow=never",
+  ...PROTOCOLS.flatMap((p) => ["-c", `protocol.${p}.allow=never`]),
   "-c",
   "core.quotePath=false",
   "-c",
@@ -21,16 +31,33 @@ function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE… from the server's environment would point git elsewhere.
   for (const [key, value] of Object.entries(base)) if (!key.startsWith("GIT_")) env[key] = value;
-  return { ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+  return {
+    ...env,
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_TERMINAL_PROMPT: "0",
+    // git >= 2.44 never fetches missing objects of a partial clone with this; older ones are stopped by
+    // the protocol options above (the fetch cannot start a transport).
+    GIT_NO_LAZY_FETCH: "1",
+    GIT_PROTOCOL_FROM_USER: "0",
+    LC_ALL: "C",
+  };
+}
+
+/** Options of one git call. */
+export interface GitCallOptions {
+  maxBytes?: number;
+  signal?: AbortSignal | undefined;
+  /** More `-c` options (from {@link RepoInfo.overrides}): the repository's filter drivers switched off. */
+  overrides?: readonly string[];
 }
 
 /** Runs `git <args>` in the workspace root: no shell, the server's timeout, output capped at `maxBytes`. */
 export async function runGit(
   ctx: ToolContext,
   args: readonly string[],
-  options: { maxBytes?: number; signal?: AbortSignal } = {},
+  options: GitCallOptions = {},
 ): Promise<ProcessOutcome> {
-  const run = await runProcess("git", [...GIT_GLOBAL, ...args], {
+  const run = await runProcess("git", [...GIT_GLOBAL, ...(options.overrides ?? []), ...args], {
     cwd: ctx.root.real,
     timeoutMs: ctx.timeoutMs,
     maxOutputBytes: options.maxBytes ?? ctx.maxOutputBytes,
@@ -55,7 +82,7 @@ export async function runGit(
 export async function gitOutput(
   ctx: ToolContext,
   args: readonly string[],
-  options: { maxBytes?: number; signal?: AbortSignal } = {},
+  options: GitCallOptions = {},
 ): Promise<{ text: string; bytes: number; truncated: boolean }> {
   const run = await runGit(ctx, args, options);
   if (run.exitCode !== 0)
@@ -73,11 +100,42 @@ export async function gitOutput(
 export interface RepoInfo {
   toplevel: string;
   prefix: string;
+  /** `-c` options switching off every filter driver the repository's config defines; pass them to each git call. */
+  overrides: string[];
+}
+
+/**
+ * Filter drivers (`filter.<name>.clean/smudge/process`) run programs named by the repository's config
+ * whenever git compares work-tree files. Each one found is switched off with empty commands (git then
+ * passes content through) and `required=false`; a name `-c` cannot express is refused as `repo_unsafe`.
+ */
+async function filterOverrides(ctx: ToolContext, signal?: AbortSignal): Promise<string[]> {
+  const run = await runGit(ctx, ["config", "-z", "--name-only", "--get-regexp", "^filter\\."], { signal });
+  // Exit 1: no filter configured.
+  if (run.exitCode !== 0) return [];
+  const names = new Set<string>();
+  for (const key of run.stdout.text.split("\0")) {
+    const match = /^filter\.(.+)\.[^.]+$/s.exec(key);
+    if (match?.[1] !== undefined) names.add(match[1]);
+  }
+  const overrides: string[] = [];
+  for (const name of names) {
+    if (name.includes("=") || name.includes("\n"))
+      throw new WorkspaceToolError(
+        "repo_unsafe",
+        `the repository configures a filter driver named ${JSON.stringify(name)} that cannot be switched off safely; ` +
+          "git tools refuse to run in it",
+        { root: ctx.root.real, filter: name },
+      );
+    for (const key of ["clean", "smudge", "process"]) overrides.push("-c", `filter.${name}.${key}=`);
+    overrides.push("-c", `filter.${name}.required=false`);
+  }
+  return overrides;
 }
 
 /** The repository holding the root, or `not_a_git_repo` naming the root. */
 export async function repoInfo(ctx: ToolContext, signal?: AbortSignal): Promise<RepoInfo> {
-  const run = await runGit(ctx, ["rev-parse", "--show-toplevel", "--show-prefix"], signal ? { signal } : {});
+  const run = await runGit(ctx, ["rev-parse", "--show-toplevel", "--show-prefix"], { signal });
   if (run.exitCode !== 0) {
     const why = run.stderr.text.trim();
     if (/not a git repository/i.test(why))
@@ -97,5 +155,5 @@ export async function repoInfo(ctx: ToolContext, signal?: AbortSignal): Promise<
     );
   }
   const [toplevel = "", prefix = ""] = run.stdout.text.split("\n");
-  return { toplevel, prefix };
+  return { toplevel, prefix, overrides: await filterOverrides(ctx, signal) };
 }

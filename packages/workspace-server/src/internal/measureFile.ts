@@ -1,5 +1,4 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 
 /** Bytes git looks at to call a file binary: a NUL byte among them. */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -18,18 +17,19 @@ export interface FileMeasure {
 
 /**
  * Streams a file once: counts newlines (a last line without one counts too) and stops early on binary
- * content, so even large files are measured in bounded memory.
+ * content, so even large files are measured in bounded memory. Reads from an open (checked) descriptor,
+ * which the caller closes.
  */
-export async function measureFile(abs: string): Promise<FileMeasure> {
+export async function measureFile(file: FileHandle): Promise<FileMeasure> {
   let bytes = 0;
   let newlines = 0;
   let last = -1;
   let first = true;
-  const stream = createReadStream(abs);
+  const stream = file.createReadStream({ start: 0, autoClose: false });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (first && looksBinary(chunk)) {
       stream.destroy();
-      return { bytes: (await stat(abs)).size, lines: null, binary: true };
+      return { bytes: (await file.stat()).size, lines: null, binary: true };
     }
     first = false;
     bytes += chunk.length;

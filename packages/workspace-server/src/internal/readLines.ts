@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { looksBinary } from "./measureFile.js";
 
 /** A slice of a text file by line numbers. */
@@ -17,8 +17,9 @@ export interface LineSlice {
 /**
  * Reads lines `from`..`to` (1-based, inclusive) of a file, keeping at most `maxBytes` of them (a longer
  * first line is cut), while counting every line — one pass, bounded memory, line endings kept as they are.
+ * Reads from an open (checked) descriptor, which the caller closes.
  */
-export async function readLines(abs: string, from: number, to: number, maxBytes: number): Promise<LineSlice> {
+export async function readLines(file: FileHandle, from: number, to: number, maxBytes: number): Promise<LineSlice> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let bytes = 0;
@@ -28,7 +29,7 @@ export async function readLines(abs: string, from: number, to: number, maxBytes:
   let full = false;
   let first = true;
   let last = -1;
-  const stream = createReadStream(abs);
+  const stream = file.createReadStream({ start: 0, autoClose: false });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (first && looksBinary(chunk)) {
       stream.destroy();

@@ -23,16 +23,39 @@ export interface SearchOutcome {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { readFileSync, statSync } = require("node:fs");
-const { files, source, flags, maxResults, maxFileBytes, lineChars } = workerData;
+const { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync } = require("node:fs");
+const path = require("node:path");
+const { files, source, flags, maxResults, maxFileBytes, lineChars, root, fdLinks } = workerData;
+const inside = (p) => { const r = path.relative(root, p); return r === "" || (!r.startsWith("..") && !path.isAbsolute(r)); };
+// What is read is what was checked: the descriptor's own real path must be inside the root.
+function readConfined(abs) {
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const info = fstatSync(fd);
+    let real;
+    if (fdLinks) real = readlinkSync(fdLinks + "/" + fd);
+    else {
+      real = realpathSync(abs);
+      const named = statSync(real);
+      if (named.dev !== info.dev || named.ino !== info.ino) return "outside";
+    }
+    if (!inside(real)) return "outside";
+    if (!info.isFile()) return "unreadable";
+    if (info.size > maxFileBytes) return "tooLarge";
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 const re = new RegExp(source, flags);
 const out = { matches: [], filesSearched: 0, truncated: false, skipped: { binary: 0, tooLarge: 0, unreadable: 0 } };
 outer: for (const file of files) {
   let buf;
   try {
-    if (statSync(file.abs).size > maxFileBytes) { out.skipped.tooLarge++; continue; }
-    buf = readFileSync(file.abs);
+    buf = readConfined(file.abs);
   } catch { out.skipped.unreadable++; continue; }
+  if (buf === "tooLarge") { out.skipped.tooLarge++; continue; }
+  if (typeof buf === "string") { out.skipped.unreadable++; continue; }
   if (buf.subarray(0, 8000).includes(0)) { out.skipped.binary++; continue; }
   out.filesSearched++;
   const lines = buf.toString("utf8").split(/\\r?\\n/);
@@ -73,7 +96,7 @@ export function compileRegex(source: string, caseSensitive: boolean): string {
 export function searchFiles(
   files: readonly WalkedFile[],
   source: string,
-  options: { caseSensitive: boolean; maxResults: number; timeoutMs: number; signal?: AbortSignal },
+  options: { root: string; caseSensitive: boolean; maxResults: number; timeoutMs: number; signal?: AbortSignal },
 ): Promise<SearchOutcome> {
   const flags = compileRegex(source, options.caseSensitive);
   return new Promise((resolve, reject) => {
@@ -86,6 +109,8 @@ export function searchFiles(
         maxResults: options.maxResults,
         maxFileBytes: SEARCH_FILE_BYTES,
         lineChars: LINE_CHARS,
+        root: options.root,
+        fdLinks: process.platform === "linux" ? "/proc/self/fd" : null,
       },
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });

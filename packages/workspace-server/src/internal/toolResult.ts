@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
+import { fromErrno } from "./errnoError.js";
 
 /** A successful result: text for models that read content, the same facts as `structuredContent`. */
 export function okResult(text: string, structured: Record<string, unknown>): CallToolResult {
@@ -15,12 +16,17 @@ export function errorResult(error: WorkspaceToolError): CallToolResult {
   };
 }
 
-/** Runs a tool body; refusals become `isError` results, anything unexpected an `internal` one (never a protocol error). */
+/**
+ * Runs a tool body; refusals become `isError` results, system errors a named code (`path_invalid` for
+ * ENAMETOOLONG, `symlink_loop`, `permission_denied`…), anything unexpected an `internal` one (never a protocol error).
+ */
 export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (error) {
     if (error instanceof WorkspaceToolError) return errorResult(error);
+    const named = fromErrno(error);
+    if (named) return errorResult(named);
     const message = error instanceof Error ? error.message : String(error);
     return errorResult(new WorkspaceToolError("internal", `unexpected failure: ${message}`));
   }

@@ -1,5 +1,6 @@
 import { type Dirent, readFileSync } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
@@ -80,6 +81,29 @@ function isIgnored(levels: readonly IgnoreLevel[], rel: string, isDir: boolean):
 
 const join = (dir: string, name: string): string => (dir === "." || dir === "" ? name : `${dir}/${name}`);
 
+/** Where a symlink met in a walk leads, checked through a descriptor opened on it. */
+async function symlinkTarget(
+  root: WorkspaceRoot,
+  link: string,
+  rel: string,
+): Promise<{ abs: string; isDir: boolean; isFile: boolean; size: number } | "outside" | "unreadable"> {
+  let handle: FileHandle;
+  try {
+    handle = await root.open(link, rel);
+  } catch (error) {
+    return error instanceof WorkspaceToolError && error.code === "symlink_escape" ? "outside" : "unreadable";
+  }
+  try {
+    const info = await handle.stat();
+    const abs = await root.realPathOf(handle, link);
+    return { abs, isDir: info.isDirectory(), isFile: info.isFile(), size: info.size };
+  } catch {
+    return "unreadable";
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Lists files under `start` (a file or a folder already confined to the root), depth first in name order:
  * skipping `.git`, `node_modules` and (optionally) gitignored paths, never following a symlink out of the root.
@@ -97,7 +121,8 @@ export async function walkFiles(root: WorkspaceRoot, start: ResolvedPath, option
   let examined = 0;
   let truncated = false;
 
-  const startInfo = await stat(start.abs);
+  const startHandle = await root.open(start.abs, start.rel);
+  const startInfo = await startHandle.stat().finally(() => startHandle.close());
   if (startInfo.isFile()) {
     examined = 1;
     if (match(start.rel)) files.push({ rel: start.rel, abs: start.abs, size: startInfo.size });
@@ -120,11 +145,23 @@ export async function walkFiles(root: WorkspaceRoot, start: ResolvedPath, option
   ];
   while (stack.length > 0 && !truncated) {
     const dir = stack.pop() as (typeof stack)[number];
+    // The folder is opened and its descriptor checked, then read (and its entries looked up) through that
+    // descriptor: a folder swapped for a symlink after the check cannot list what it points to.
     let entries: Dirent[];
+    let handle: FileHandle;
     try {
-      entries = await readdir(dir.abs, { withFileTypes: true });
+      handle = await root.open(dir.abs, dir.rel);
+    } catch (error) {
+      if (error instanceof WorkspaceToolError && error.code === "symlink_escape") skipped.symlinksOutsideRoot++;
+      else skipped.unreadable++;
+      continue;
+    }
+    const via = root.entriesPath(handle, dir.abs);
+    try {
+      entries = await readdir(via, { withFileTypes: true });
     } catch {
       skipped.unreadable++;
+      await handle.close();
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -139,20 +176,18 @@ export async function walkFiles(root: WorkspaceRoot, start: ResolvedPath, option
       let abs = path.join(dir.abs, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
+      let size: number | undefined;
       if (entry.isSymbolicLink()) {
-        try {
-          abs = await realpath(abs);
-          const info = await stat(abs);
-          isDir = info.isDirectory();
-          isFile = info.isFile();
-        } catch {
-          skipped.unreadable++;
-          continue;
-        }
-        if (!root.contains(abs)) {
+        const target = await symlinkTarget(root, `${via}/${entry.name}`, rel);
+        if (target === "outside") {
           skipped.symlinksOutsideRoot++;
           continue;
         }
+        if (target === "unreadable") {
+          skipped.unreadable++;
+          continue;
+        }
+        ({ abs, isDir, isFile, size } = target);
         if (isDir) {
           skipped.symlinkedFolders++;
           continue;
@@ -181,11 +216,12 @@ export async function walkFiles(root: WorkspaceRoot, start: ResolvedPath, option
       examined++;
       if (!match(rel)) continue;
       try {
-        files.push({ rel, abs, size: (await stat(abs)).size });
+        files.push({ rel, abs, size: size ?? (await lstat(`${via}/${entry.name}`)).size });
       } catch {
         skipped.unreadable++;
       }
     }
+    await handle.close();
     // Pushed in reverse so the first folder by name is walked first.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as (typeof stack)[number]);
   }

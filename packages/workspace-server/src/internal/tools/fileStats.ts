@@ -17,6 +17,16 @@ const ORDER: Record<"path" | "lines" | "bytes", (a: Measured, b: Measured) => nu
   bytes: (a, b) => b.bytes - a.bytes || ORDER.path(a, b),
 };
 
+/** Measures one file through a checked descriptor, so a swapped symlink cannot make it measure a file outside. */
+async function measureConfined(ctx: ToolContext, abs: string, rel: string): Promise<FileMeasure> {
+  const handle = await ctx.root.open(abs, rel);
+  try {
+    return await measureFile(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** `file_stats`: sizes and line counts per file, with totals, for a folder or a glob. */
 export function registerFileStats(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -57,7 +67,7 @@ export function registerFileStats(server: McpServer, ctx: ToolContext): void {
         let unreadable = 0;
         for (let i = 0; i < walk.files.length; i += BATCH) {
           const batch = walk.files.slice(i, i + BATCH);
-          const results = await Promise.allSettled(batch.map((f) => measureFile(f.abs)));
+          const results = await Promise.allSettled(batch.map((f) => measureConfined(ctx, f.abs, f.rel)));
           results.forEach((result, j) => {
             if (result.status === "fulfilled")
               measured.push({ path: (batch[j] as (typeof batch)[number]).rel, ...result.value });

@@ -39,7 +39,7 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
         '"main" or a commit id. `paths` limits the diff to files or folders relative to the root.',
         "Untracked files are not in a diff: git_status lists them.",
         `The patch is cut after ${ctx.maxOutputBytes} bytes with a marker; the per-file counts are always complete.`,
-        "Read-only; external diff programs and textconv filters are never run.",
+        "Read-only: no program named by the repository's config runs (external diff, textconv, filters, hooks, fsmonitor, fetches).",
       ].join(" "),
       inputSchema: {
         staged: z.boolean().default(false).describe("Diff the index (staged changes) instead of the work tree"),
@@ -58,7 +58,7 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
     ({ staged, base, paths, contextLines }, extra) =>
       guarded(async () => {
         const signal = extra.signal;
-        await repoInfo(ctx, signal);
+        const { overrides } = await repoInfo(ctx, signal);
         const pathspecs: string[] = [];
         for (const p of paths) pathspecs.push((await ctx.root.resolve(p)).rel);
         if (pathspecs.length === 0) pathspecs.push(".");
@@ -76,7 +76,7 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
           const check = await runGit(
             ctx,
             ["rev-parse", "--verify", "--quiet", "--end-of-options", `${base}^{commit}`],
-            { signal },
+            { signal, overrides },
           );
           if (check.exitCode !== 0)
             throw new WorkspaceToolError(
@@ -99,9 +99,11 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
         const numstat = await gitOutput(ctx, [...common, "--numstat", "-z", ...revision, "--", ...pathspecs], {
           maxBytes: 16 * 1024 * 1024,
           signal,
+          overrides,
         });
         const patch = await gitOutput(ctx, [...common, `--unified=${contextLines}`, ...revision, "--", ...pathspecs], {
           signal,
+          overrides,
         });
         const files = parseNumstat(numstat.text);
         const marker = patch.truncated

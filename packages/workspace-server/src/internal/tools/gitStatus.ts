@@ -37,7 +37,7 @@ export function registerGitStatus(server: McpServer, ctx: ToolContext): void {
         const out = await gitOutput(
           ctx,
           ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", "."],
-          { maxBytes: STATUS_READ_BYTES, signal: extra.signal },
+          { maxBytes: STATUS_READ_BYTES, signal: extra.signal, overrides: repo.overrides },
         );
         const status = parseGitStatus(out.text, repo.prefix);
         const truncated = out.truncated || status.entries.length > ctx.maxFiles;

@@ -47,12 +47,19 @@ export function registerReadFile(server: McpServer, ctx: ToolContext): void {
             endLine,
           });
         const file = await ctx.root.resolveExisting(path, "file");
-        const slice = await readLines(
-          file.abs,
-          startLine,
-          endLine ?? Number.POSITIVE_INFINITY,
-          maxBytes ?? ctx.maxReadBytes,
-        );
+        // Read through a descriptor whose real path is checked: the path may have changed since resolve.
+        const handle = await ctx.root.open(file.abs, file.rel);
+        let slice: Awaited<ReturnType<typeof readLines>>;
+        try {
+          if (!(await handle.stat()).isFile())
+            throw new WorkspaceToolError("not_a_file", `${JSON.stringify(path)} is not a file`, {
+              path,
+              root: ctx.root.real,
+            });
+          slice = await readLines(handle, startLine, endLine ?? Number.POSITIVE_INFINITY, maxBytes ?? ctx.maxReadBytes);
+        } finally {
+          await handle.close();
+        }
         if (slice.binary)
           throw new WorkspaceToolError("binary_file", `${file.rel} is a binary file; read_file returns text only`, {
             path: file.rel,

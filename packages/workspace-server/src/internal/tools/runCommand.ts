@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { RunCommandResult } from "../../WorkspaceResults.js";
 import { WorkspaceToolError } from "../../WorkspaceToolError.js";
+import { checkArguments } from "../checkArguments.js";
 import type { ToolContext } from "../ToolContext.js";
 import { guarded, okResult } from "../toolResult.js";
 
@@ -20,6 +21,13 @@ function describe(ctx: ToolContext): string {
   return [
     "Run one allowlisted executable in the workspace and return its exit code and output.",
     `Allowed executables: ${allowed}.`,
+    ...ctx.allow.entries.flatMap((entry) => {
+      const policy = ctx.allow.policyFor(entry);
+      if (!policy) return [];
+      const subs = policy.subcommands ? `subcommands ${policy.subcommands.join("/")} (first argument)` : "";
+      const denied = policy.deniedFlags?.length ? `never ${policy.deniedFlags.join(" ")}` : "";
+      return [`${entry}: ${[subs, denied].filter(Boolean).join("; ")}.`];
+    }),
     "The command is started directly, never through a shell: pass the program in `command` and every argument",
     "separately in `args` (no pipes, globs, redirections, `&&` or environment assignments).",
     "`cwd` is a folder relative to the workspace root (default: the root).",
@@ -77,6 +85,7 @@ export function registerRunCommand(server: McpServer, ctx: ToolContext): void {
     ({ command, args, cwd, timeoutMs }, extra) =>
       guarded(async () => {
         const file = ctx.allow.resolve(command);
+        await checkArguments(command, args, ctx.allow.policyFor(command), ctx.root);
         const dir = await ctx.root.resolveExisting(cwd, "directory");
         const limit = Math.min(timeoutMs ?? ctx.timeoutMs, ctx.timeoutMs);
         const run = await runProcess(file, args, {

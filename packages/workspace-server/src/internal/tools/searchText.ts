@@ -40,6 +40,7 @@ export function registerSearchText(server: McpServer, ctx: ToolContext): void {
         const start = await ctx.root.resolveExisting(path, "any");
         const walk = await walkFiles(ctx.root, start, { pattern, respectGitignore, maxFiles: ctx.maxFiles });
         const found = await searchFiles(walk.files, regex, {
+          root: ctx.root.real,
           caseSensitive,
           maxResults,
           timeoutMs: ctx.timeoutMs,
