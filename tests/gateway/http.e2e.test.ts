@@ -179,6 +179,21 @@ describe("flow serve --http binding", () => {
     },
   );
 
+  // The loopback warning counted every character (white space too) and did not say the rule the
+  // non-loopback refusal applies; both now count non-space characters against the same minimum.
+  it("serves loopback with a weak token, warning with the rule a non-loopback bind enforces", async () => {
+    const weak = "  abc def  ";
+    const served = await startHttpFlow(["--toolsets", "everything"], { cwd: fx.dir, env: { FLOW_SERVE_TOKEN: weak } });
+    try {
+      expect(served.stderr()).toContain(
+        "warning: FLOW_SERVE_TOKEN has 6 non-space characters; at least 16 are needed to serve beyond loopback",
+      );
+      expect(served.stderr()).toContain("(bearer token required)");
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+
   it("serves loopback without a token, and says so", async () => {
     const open = await startHttpFlow(["--toolsets", "everything"], { cwd: fx.dir });
     try {

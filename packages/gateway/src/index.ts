@@ -23,6 +23,7 @@ export {
   MIN_SERVE_TOKEN_CHARS,
   type RunningHttp,
   serveHttp,
+  serveTokenChars,
 } from "./serveHttp.js";
 export { type ServedConnection, serveOnInitialize } from "./serveOnInitialize.js";
 export { serveStdio } from "./serveStdio.js";

@@ -91,6 +91,11 @@ async function readJson(
 /** Fewest non-space characters of a token that lets `flow serve` bind a non-loopback address. */
 export const MIN_SERVE_TOKEN_CHARS = 16;
 
+/** The characters of a token that count towards {@link MIN_SERVE_TOKEN_CHARS}: all but white space. */
+export function serveTokenChars(token: string): number {
+  return token.replace(/\s/g, "").length;
+}
+
 /**
  * Without a token only this machine may connect: binding anything but a loopback address is refused,
  * and so is a token with fewer than {@link MIN_SERVE_TOKEN_CHARS} non-space characters (a usage error
@@ -103,7 +108,7 @@ export function assertBindAllowed(host: string, token: string | undefined): void
       "usage",
       `refusing to serve on ${host} without a token: set FLOW_SERVE_TOKEN (clients then send "Authorization: Bearer <token>"), or bind a loopback address such as 127.0.0.1`,
     );
-  const chars = token.replace(/\s/g, "").length;
+  const chars = serveTokenChars(token);
   if (chars < MIN_SERVE_TOKEN_CHARS)
     throw new MeshflowError(
       "usage",

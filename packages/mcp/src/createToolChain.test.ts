@@ -86,6 +86,46 @@ describe("createToolChain", () => {
       expect(guard.state().locked).toBe(true);
     });
 
+    it("refuses a call admitted before an emergency stop but not yet sent (guard_locked at send time)", async () => {
+      // The guard used to decide only when a call was admitted: a call still waiting for its server's
+      // connection when the stop came was sent afterwards. The lock is now asked again right before sending.
+      const guard = new Guard();
+      const fixture = fixtureServer();
+      const inner = inMemoryServers({ fx: fixture.create });
+      let connecting!: () => void;
+      const connectStarted = new Promise<void>((resolve) => {
+        connecting = resolve;
+      });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      pool = new ClientPool(inner.servers, {
+        transportFactory: async (config) => {
+          connecting();
+          await released;
+          return inner.transportFactory(config);
+        },
+      });
+      const events: MiddlewareEvent[] = [];
+      const call = createToolChain({ pool, guard, onEvent: (e) => events.push(e) });
+      const pending = call("fx__echo", { message: "hi" }, { storyId: "US-3", step: 2 });
+      await connectStarted;
+      guard.emergencyStop("incident 43");
+      release();
+      const result = await pending;
+      expect(result).toMatchObject({ isError: true, code: "guard_locked" });
+      expect(text(result)).toBe("guard_locked: incident 43");
+      expect(fixture.log.servers).toHaveLength(1);
+      expect(fixture.log.calls).toEqual([]);
+      expect(events).toEqual([
+        expect.objectContaining({ type: "tool.refused", stage: "guard", code: "guard_locked", storyId: "US-3" }),
+      ]);
+      guard.unlock();
+      expect(text(await call("fx__echo", { message: "hi" }, {}))).toBe("Echo: hi");
+      expect(fixture.log.calls).toEqual(["echo"]);
+    });
+
     it("lets configured unguarded tools through while locked", async () => {
       const guard = new Guard({ unguardedTools: ["fx__echo"] });
       const { call } = setup({ guard });

@@ -5,11 +5,13 @@ import {
   assertBindAllowed,
   Gateway,
   type GatewayEvent,
+  MIN_SERVE_TOKEN_CHARS,
   parseListenAddress,
   type RunningHttp,
   type ServedConnection,
   serveHttp,
   serveStdio,
+  serveTokenChars,
 } from "@meshflow/gateway";
 import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
 import { BUILTIN_AGENTS } from "../builtin.js";
@@ -37,9 +39,6 @@ export interface ServeCommandOptions extends ModelFlags {
   store?: string;
   skills?: string;
 }
-
-/** Shorter bearer tokens get a warning: they can be guessed. */
-const MIN_TOKEN_LENGTH = 16;
 
 /** The default toolset config, used when present. */
 const DEFAULT_TOOLSET_CONFIG = "toolset-config.json";
@@ -121,8 +120,12 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
       ? options.agents.split(delimiter).filter(Boolean)
       : (options.agents ?? []).flatMap((a) => a.split(delimiter)).filter(Boolean);
   const skillsDir = resolveSkillsDir(options.skills);
-  if (listen && token && token.length < MIN_TOKEN_LENGTH)
-    log(`warning: FLOW_SERVE_TOKEN has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} random ones`);
+  // A weak token is refused off loopback (assertBindAllowed above); on loopback it only earns a warning.
+  const tokenChars = token === undefined ? undefined : serveTokenChars(token);
+  if (listen && tokenChars !== undefined && tokenChars < MIN_SERVE_TOKEN_CHARS)
+    log(
+      `warning: FLOW_SERVE_TOKEN has ${tokenChars} non-space characters; at least ${MIN_SERVE_TOKEN_CHARS} are needed to serve beyond loopback (for example: openssl rand -hex 24)`,
+    );
 
   const gateway = await Gateway.start({
     servers: mcpConfig.servers,

@@ -53,7 +53,9 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
       `
 Environment:
   FLOW_SERVE_TOKEN   bearer token every HTTP request must send (Authorization: Bearer <token>);
-                     without it --http only binds a loopback address
+                     without it --http only binds a loopback address; a non-loopback address
+                     needs one of at least 16 non-space characters (exit 2 otherwise; on
+                     loopback a shorter one gets a warning), e.g. openssl rand -hex 24
   FLOW_CLIENT_MODE   dynamic | static | anthropic: overrides the mode detected from the client
   FLOW_TOOLSET_CONFIG  default for --toolset-config (else ./toolset-config.json when present)
 

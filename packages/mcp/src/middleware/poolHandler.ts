@@ -8,7 +8,7 @@ const NO_OPTIONS: PoolCallOptions = {};
 /**
  * The end of the chain: the call on the pool's client of the tool's server. Transport failures
  * (`server_crashed`, `call_timeout`, `server_unreachable`, …) come back as results and are reported
- * as `tool.refused` events of stage `call`.
+ * as `tool.refused` events of stage `call`; a refusal by `ctx.beforeSend` was reported by its own stage.
  */
 export function poolHandler(pool: ClientPool, options: { onEvent?: EventSink } = {}): ToolHandler {
   const emit = options.onEvent;
@@ -28,16 +28,26 @@ export function poolHandler(pool: ClientPool, options: { onEvent?: EventSink } =
       const message = `"${tool}" is not a qualified tool name <server>__<tool>`;
       return Promise.resolve(refuse(emit, "call", tool, ctx, "tool_not_found", message));
     }
+    const askedBeforeSend = ctx.beforeSend;
+    // A refusal at send time was reported by the stage that made it (the guard): not again as `call`.
+    let refusedAtSend: ToolResult | undefined;
+    const beforeSend =
+      askedBeforeSend === undefined
+        ? undefined
+        : () => {
+            refusedAtSend = askedBeforeSend();
+            return refusedAtSend;
+          };
     const callOptions: PoolCallOptions =
-      ctx.signal === undefined && ctx.timeoutMs === undefined && ctx.beforeSend === undefined
+      ctx.signal === undefined && ctx.timeoutMs === undefined && beforeSend === undefined
         ? NO_OPTIONS
         : {
             ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
             ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
-            ...(ctx.beforeSend !== undefined ? { beforeSend: ctx.beforeSend } : {}),
+            ...(beforeSend !== undefined ? { beforeSend } : {}),
           };
     const pending = pool.callTool(target.server, target.tool, args, callOptions);
     // Without a sink there is nothing to report: the pool's promise is handed on as it is.
-    return emit ? pending.then((result) => report(tool, ctx, result)) : pending;
+    return emit ? pending.then((result) => (result === refusedAtSend ? result : report(tool, ctx, result))) : pending;
   };
 }
