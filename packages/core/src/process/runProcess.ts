@@ -52,8 +52,8 @@ function tail(buffer: OutputBuffer): StreamTail {
  * the grace period), and whatever it leaves running when it exits is killed too. On Linux that includes
  * processes that left the group (`setsid`, `detached: true`, double forks): they are found by ancestry,
  * by the sessions and groups the command's processes created, and by a marker variable in their
- * environment ({@link PROCESS_TREE_ENV}). A timeout returns within `timeoutMs + killGraceMs` (plus a
- * moment to drain the pipes), even when a leftover holds stdout open. Never rejects.
+ * environment ({@link PROCESS_TREE_ENV}). A timeout returns within `timeoutMs + killGraceMs` (the pipes'
+ * last drain included), even when a leftover holds stdout open. Never rejects.
  */
 export function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessOutcome> {
   const started = performance.now();
@@ -103,10 +103,14 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     };
     const terminate = (): void => {
       killGroup("SIGTERM");
-      graceTimer = setTimeout(() => {
-        killGroup("SIGKILL");
-        drainThenFinish();
-      }, options.killGraceMs);
+      // SIGKILL comes early enough that its pipe drain still ends within the grace period.
+      graceTimer = setTimeout(
+        () => {
+          killGroup("SIGKILL");
+          drainThenFinish();
+        },
+        Math.max(0, options.killGraceMs - DRAIN_MS),
+      );
       graceTimer.unref();
     };
     const timer = setTimeout(() => {
