@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
+import { type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
 import type { RunRecord } from "@meshflow/runtime";
 import { type Colors, plainColors, statusMark } from "../colors.js";
 import { coded, type Output, plural } from "../output.js";
@@ -26,19 +26,6 @@ export interface StoryReport {
   gate?: { passed: boolean; summary: string; failed?: { command: string; tail: string } };
   /** Tokens of its steps' model turns (present when a model thought). */
   tokens?: TokenCount;
-}
-
-/** The sum of token counts, undefined when none has a turn. */
-export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenCount | undefined {
-  let sum: TokenCount | undefined;
-  for (const c of counts)
-    if (c?.turns) {
-      sum ??= { input: 0, output: 0, turns: 0 };
-      sum.input += c.input;
-      sum.output += c.output;
-      sum.turns += c.turns;
-    }
-  return sum;
 }
 
 /** The run's effective status: `running` whose process is gone shows as `interrupted`. */

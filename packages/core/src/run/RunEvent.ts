@@ -8,6 +8,19 @@ export interface TokenCount {
   turns: number;
 }
 
+/** The sum of token counts (a story's steps, a run's stories); undefined when none has a turn. */
+export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenCount | undefined {
+  let sum: TokenCount | undefined;
+  for (const c of counts)
+    if (c?.turns) {
+      sum ??= { input: 0, output: 0, turns: 0 };
+      sum.input += c.input;
+      sum.output += c.output;
+      sum.turns += c.turns;
+    }
+  return sum;
+}
+
 /** Fields every run event has. */
 export interface EventBase {
   /** ISO-8601 time the event was recorded. */

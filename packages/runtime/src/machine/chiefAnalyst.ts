@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
+import { type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
 import { assign, emit, setup } from "xstate";
 import type { GateResult } from "../gate/runVerify.js";
 import type { StepResult } from "../internal/StepRunner.js";
@@ -33,19 +33,6 @@ export interface ChiefContext {
   error: { code: string; message: string } | undefined;
   /** Tokens the run's models used in finished stories (absent in snapshots of older runs). */
   tokens?: TokenCount;
-}
-
-/** The sum of token counts; undefined when none has a turn. */
-export function addTokens(...counts: Array<TokenCount | undefined>): TokenCount | undefined {
-  let sum: TokenCount | undefined;
-  for (const c of counts)
-    if (c?.turns) {
-      sum ??= { input: 0, output: 0, turns: 0 };
-      sum.input += c.input;
-      sum.output += c.output;
-      sum.turns += c.turns;
-    }
-  return sum;
 }
 
 /** What the machine reads from the runtime (synchronous lookups; all I/O happens outside the machine). */
@@ -116,7 +103,7 @@ export function createChiefAnalyst(services: ChiefServices) {
     blocked: context.counts.blocked,
     ...(context.tokens?.turns ? { tokens: context.tokens } : {}),
   });
-  const storyTokens = (context: ChiefContext) => addTokens(...context.steps.map((s) => s.tokens));
+  const storyTokens = (context: ChiefContext) => sumTokens(context.steps.map((s) => s.tokens));
 
   return setup({
     types: {
@@ -308,7 +295,7 @@ export function createChiefAnalyst(services: ChiefServices) {
                 ...(storyTokens(context) ? { tokens: storyTokens(context) } : {}),
               })),
               assign(({ context, event }) => ({
-                tokens: addTokens(context.tokens, storyTokens(context)),
+                tokens: sumTokens([context.tokens, storyTokens(context)]),
                 storyStatus: event.status,
                 storySummary: event.summary,
                 counts: { ...context.counts, [event.status]: context.counts[event.status] + 1 },
