@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { userCacheDir } from "@meshflow/core";
 
 // builtin/ sits beside dist/ and src/ in the package (scripts/copy-builtin.mjs fills it at build).
 const BUILTIN = fileURLToPath(new URL("../builtin/", import.meta.url));
@@ -13,10 +14,9 @@ export const BUILTIN_AGENTS = join(BUILTIN, "agents");
 /** The skills folder @meshflow/cli ships (`builtin/skills`): the base a project's `skills/` is merged over. */
 export const BUILTIN_SKILLS = join(BUILTIN, "skills");
 
+/** Where merged skills folders are kept: the user's cache, else a private folder of this process. */
 function skillsCacheDir(): string {
-  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "meshflow", "skills");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return dir;
+  return userCacheDir("skills") ?? mkdtempSync(join(tmpdir(), "meshflow-skills-"));
 }
 
 function filesOf(root: string, dir = root, into = new Map<string, string>()): Map<string, string> {
@@ -32,8 +32,8 @@ function filesOf(root: string, dir = root, into = new Map<string, string>()): Ma
  * A project's skills folder merged over the built-in one: every file of `project` replaces the built-in
  * file of the same relative path (`capabilities.yaml`, `aliases/<pack>.yaml`, `<skill>/SKILL.md`), the
  * other built-in files stay. The result is a folder named after its content's digest in the user's
- * cache (`$XDG_CACHE_HOME/meshflow/skills`, else `~/.cache/meshflow/skills`, mode 0700 — a folder others
- * could write to would let them choose which tools a specialist gets), written once (beside it, then
+ * cache (`userCacheDir("skills")`: mode 0700, refused when another user could write there — they would
+ * choose which tools a specialist gets; else a private temp folder), written once (beside it, then
  * renamed), so concurrent commands share it safely.
  */
 export function mergeSkillsFolders(builtin: string, project: string): string {

@@ -7,6 +7,7 @@ export {
 } from "./errors/MeshflowError.js";
 export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
 export { processAlive } from "./fs/processAlive.js";
+export { userCacheDir } from "./fs/userCacheDir.js";
 export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
 export {
   checkJsonLimits,

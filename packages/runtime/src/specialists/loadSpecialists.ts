@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isMeshflowError, MeshflowError } from "@meshflow/core";
+import { isMeshflowError, MeshflowError, userCacheDir } from "@meshflow/core";
 import { isSpecialist, type Specialist } from "./defineSpecialist.js";
 
 /** File names of a specialist folder's entry point, in lookup order. */
@@ -57,17 +56,7 @@ type Importer = (file: string) => Promise<unknown>;
 export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string | false {
   const setting = env.FLOW_AGENT_CACHE;
   if (setting === "off" || setting === "0" || setting === "false") return false;
-  const dir = setting || join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "meshflow", "agents");
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stat = statSync(dir);
-    // Another user's folder (or one others may write to) would let them choose the code that runs here.
-    if (typeof process.getuid === "function" && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0))
-      return false;
-    return dir;
-  } catch {
-    return false;
-  }
+  return userCacheDir("agents", { env, ...(setting ? { dir: setting } : {}) }) ?? false;
 }
 
 let importer: Importer | undefined;
