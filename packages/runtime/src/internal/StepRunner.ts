@@ -131,31 +131,24 @@ export class StepRunner {
     const name = planned.specialists[stepIndex] ?? "";
     const stepServers = planned.story.mcpTools[stepKey(step)] ?? [];
     const specialistDef = this.#deps.specialists.get(name);
-    if (!specialistDef)
-      return {
-        specialist: name,
-        tools: 0,
-        stepServers,
-        stepTools: [],
-        repertoire: [],
-        repertoireNames: new Set(),
-        blocked: { summary: `no specialist "${name}" is loaded`, environment: false },
-      };
+    /** A step that cannot run: no tools, and why. */
+    const blocked = (summary: string, environment: boolean): Prepared => ({
+      specialist: name,
+      tools: 0,
+      stepServers,
+      stepTools: [],
+      repertoire: [],
+      repertoireNames: new Set(),
+      ...(specialistDef ? { specialistDef } : {}),
+      blocked: { summary, environment },
+    });
+    if (!specialistDef) return blocked(`no specialist "${name}" is loaded`, false);
     const unusable = stepServers.flatMap((server) => this.#failures.get(server) ?? []);
     if (unusable.length)
-      return {
-        specialist: name,
-        tools: 0,
-        stepServers,
-        stepTools: [],
-        repertoire: [],
-        repertoireNames: new Set(),
-        specialistDef,
-        blocked: {
-          summary: unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; "),
-          environment: true,
-        },
-      };
+      return blocked(
+        unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; "),
+        true,
+      );
     const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
     const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
     const repertoireNames = new Set(repertoire.map((t) => t.qualifiedName));
