@@ -74,13 +74,14 @@ export interface TurnJournal {
 
 /** One model turn, as reported for the `model.turn` event. */
 export interface ModelTurnReport {
+  /** Turn number within the step, from 1. */
   turn: number;
   provider: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
   latencyMs: number;
-  /** Names of the tools the model called in this turn. */
+  /** Names of the tools the model called in this turn (finishing tools included). */
   toolCalls: string[];
   /** Answered from the run's journal or a cassette, not by the model now. */
   replayed: boolean;

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../errors/MeshflowError.js";
+import type { ModelTurnReport } from "../model/StepModel.js";
 import type { StepStatus } from "./types.js";
 
 /** Tokens a model used, per step, story or run. */
@@ -66,22 +67,14 @@ export type RunEvent =
       /** The refused tool is annotated `destructiveHint` (set when the tool was resolved). */
       destructive?: boolean;
     })
-  | (EventBase & {
-      type: "model.turn";
-      storyId: string;
-      step: number;
-      /** Turn number within the step, from 1. */
-      turn: number;
-      provider: string;
-      model: string;
-      inputTokens: number;
-      outputTokens: number;
-      latencyMs: number;
-      /** Tools the model called in this turn (finishing tools included). */
-      toolCalls: string[];
-      /** Answered from the run's journal or a cassette: the model was not asked now. */
-      replayed?: boolean;
-    })
+  /** One model turn: the loop's report of it, on the step it belongs to (`replayed` only when true). */
+  | (EventBase &
+      Omit<ModelTurnReport, "replayed"> & {
+        type: "model.turn";
+        storyId: string;
+        step: number;
+        replayed?: boolean;
+      })
   | (EventBase & {
       type: "step.finished";
       storyId: string;

@@ -76,21 +76,17 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
         {
           call: (name, args) => ctx.call(name, args),
           turns: new JournalTurns(scope.journal, `${scope.runId}/${scope.storyId}/step${scope.step}`, tokens.turns),
-          onTurn: (turn) =>
+          onTurn: ({ replayed, ...turn }) =>
             emit({
               type: "model.turn",
               time: now(),
               runId: scope.runId,
               storyId: scope.storyId,
               step: scope.step,
+              ...turn,
+              // Numbered within the step, across its work() calls.
               turn: tokens.turns + turn.turn,
-              provider: turn.provider,
-              model: turn.model,
-              inputTokens: turn.inputTokens,
-              outputTokens: turn.outputTokens,
-              latencyMs: turn.latencyMs,
-              toolCalls: turn.toolCalls,
-              ...(turn.replayed ? { replayed: true } : {}),
+              ...(replayed ? { replayed: true } : {}),
             }),
           log: (message, data) => ctx.log.warn(message, data),
           signal: scope.signal,
