@@ -12,6 +12,7 @@ import {
 } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
+import { LineBatch } from "../LineBatch.js";
 import { coded, type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
@@ -44,7 +45,10 @@ interface View {
 
 function viewFor(options: { json?: boolean }, output: Output): View {
   const still = { pause: () => {}, resume: () => {} };
-  if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {}, ...still };
+  if (options.json) {
+    const lines = new LineBatch((text) => output.out(text));
+    return { onEvent: (e) => lines.push(JSON.stringify(e)), stop: () => lines.flush(), ...still };
+  }
   const c = terminalColors();
   if (process.stdout.isTTY && !process.env.CI) {
     const tree = new TreeView((text) => process.stdout.write(text), c);
