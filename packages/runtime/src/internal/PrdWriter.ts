@@ -9,8 +9,8 @@ import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/
  * written is not lost: the story's `story.finished` event is already in the run's events, and the
  * run's end or `flow resume` writes it.
  */
-/** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/10 of a run). */
-export const WRITE_COST_FACTOR = 10;
+/** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
+export const WRITE_COST_FACTOR = 50;
 
 export class PrdWriter {
   readonly #file: string;
