@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MeshflowError, processAlive, type RunEvent, sumTokens, type TokenCount } from "@meshflow/core";
 import { FileRunStore, type RunRecord } from "@meshflow/runtime";
-import { buildRunTree, type RunTree } from "./runTree.js";
+import { addJournalCalls, buildRunTree, type JournalStarted, type RunTree } from "./runTree.js";
 
 /** A run's status as the console shows it: `interrupted` is a `running` record whose process is gone. */
 export type ConsoleRunStatus = RunRecord["status"] | "interrupted";
@@ -114,7 +114,10 @@ export class RunCatalog {
       const dir = join(runs, entry.name);
       const record = fileStamp(join(dir, "run.json"));
       if (record === "-") continue;
-      stamps.set(entry.name, `${record}|${fileStamp(join(dir, "events.ndjson"))}`);
+      stamps.set(
+        entry.name,
+        `${record}|${fileStamp(join(dir, "events.ndjson"))}|${fileStamp(join(dir, "journal.ndjson"))}`,
+      );
     }
     return stamps;
   }
@@ -146,27 +149,38 @@ export class RunCatalog {
   /** A run's row, tree and recorded results; `run_not_found` (with suggestions) for an unknown id. */
   async get(runId: string): Promise<RunDetail> {
     const { record, events } = await this.store.read(runId);
+    const { results, started } = this.#journal(runId);
     return {
       run: summarise(record, events, this.#alive),
       record,
-      tree: buildRunTree(runId, events, record.stories),
-      results: this.#results(runId),
+      tree: addJournalCalls(buildRunTree(runId, events, record.stories), started),
+      results,
     };
   }
 
-  /** The `finished` lines of the run's call journal, by key (a torn last line is skipped). */
-  #results(runId: string): RunDetail["results"] {
+  /** The run's call journal: recorded results by key, and every started call (a torn last line is skipped). */
+  #journal(runId: string): { results: RunDetail["results"]; started: JournalStarted[] } {
     const file = join(this.#dir(runId), "journal.ndjson");
     const results: RunDetail["results"] = {};
-    if (!existsSync(file)) return results;
+    const started: JournalStarted[] = [];
+    if (!existsSync(file)) return { results, started };
     for (const line of readFileSync(file, "utf8").split("\n")) {
       if (!line.startsWith("{")) continue;
-      let entry: { state?: string; key?: string; result?: { isError?: boolean } };
+      let entry: {
+        state?: string;
+        key?: string;
+        tool?: string;
+        argsDigest?: string;
+        at?: string;
+        result?: { isError?: boolean };
+      };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
         continue;
       }
+      if (entry.state === "started" && typeof entry.key === "string")
+        started.push({ key: entry.key, tool: entry.tool ?? "?", argsDigest: entry.argsDigest ?? "", at: entry.at ?? "" });
       if (entry.state !== "finished" || typeof entry.key !== "string" || !entry.result) continue;
       const text = JSON.stringify(entry.result, null, 2);
       results[entry.key] = {
@@ -175,7 +189,7 @@ export class RunCatalog {
         truncated: text.length > RESULT_CHARS,
       };
     }
-    return results;
+    return { results, started };
   }
 
   /** Throws `run_not_found` unless the run exists. */

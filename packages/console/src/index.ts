@@ -5,10 +5,12 @@ export { type ConsoleRunStatus, RESULT_CHARS, RunCatalog, type RunDetail, type R
 export { type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 export { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
 export {
+  addJournalCalls,
   buildRunTree,
   type CallNode,
   type EventNode,
   type GateNode,
+  type JournalStarted,
   type RunTree,
   type StepItem,
   type StepNode,

@@ -245,3 +245,38 @@ export function buildRunTree(runId: string, events: readonly RunEvent[], storyId
   }
   return tree;
 }
+
+/** A call the journal records as started (`journal.ndjson`), with the time it started. */
+export interface JournalStarted {
+  key: string;
+  tool: string;
+  argsDigest: string;
+  at: string;
+}
+
+/**
+ * Adds the calls the journal knows but the events do not yet: the store writes events in batches
+ * (before each journal line), so a call in flight is in the journal before its `tool.called` event
+ * is on disk. Keys are `<runId>/<storyId>/step<N>/<seq>`; a key whose step is not in the tree is left out.
+ */
+export function addJournalCalls(tree: RunTree, started: readonly JournalStarted[]): RunTree {
+  const known = new Set<string>();
+  for (const story of tree.stories)
+    for (const step of story.steps) for (const item of step.items) if (item.kind === "call" && item.key) known.add(item.key);
+  for (const entry of started) {
+    if (known.has(entry.key)) continue;
+    const match = /^.+\/([^/]+)\/step(\d+)\/\d+$/.exec(entry.key);
+    if (!match) continue;
+    const step = tree.stories.find((s) => s.storyId === match[1])?.steps.find((s) => s.step === Number(match[2]));
+    if (!step || step.status !== "running") continue;
+    step.items.push({
+      kind: "call",
+      key: entry.key,
+      tool: entry.tool,
+      time: entry.at,
+      status: "pending",
+      argsDigest: entry.argsDigest,
+    });
+  }
+  return tree;
+}

@@ -26,3 +26,27 @@ export function Section({ title, children }: { title: string; children: Componen
     </section>
   );
 }
+
+/**
+ * A `<details>` opened or closed when first shown, then left to the user: live updates re-render
+ * the tree, and a step that finishes must not fold away under the reader.
+ */
+export function Disclosure({
+  initiallyOpen,
+  children,
+  ...data
+}: { initiallyOpen: boolean; children: ComponentChildren } & Record<`data-${string}`, string | number>) {
+  return (
+    <details
+      {...data}
+      ref={(el) => {
+        if (el && !el.dataset.shown) {
+          el.open = initiallyOpen;
+          el.dataset.shown = "1";
+        }
+      }}
+    >
+      {children}
+    </details>
+  );
+}

@@ -2,7 +2,7 @@ import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
 import { ApiError, api, duration, num, useApi, useLive } from "../api.js";
-import { Loading, Status } from "../components.js";
+import { Disclosure, Loading, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
 type Results = RunDetail["results"];
@@ -95,7 +95,7 @@ function Item({ item, results }: { item: StepItem; results: Results }) {
 function Step({ step, results, open }: { step: StepNode; results: Results; open: boolean }) {
   return (
     <li>
-      <details open={open} data-step={step.step}>
+      <Disclosure initiallyOpen={open} data-step={step.step}>
         <summary>
           Step {step.step} · {step.specialist} <Status value={step.status} />
           <span class="muted">
@@ -115,7 +115,7 @@ function Step({ step, results, open }: { step: StepNode; results: Results; open:
         ) : (
           <p class="muted">No tool calls yet.</p>
         )}
-      </details>
+      </Disclosure>
     </li>
   );
 }
@@ -124,7 +124,10 @@ function Story({ story, results }: { story: StoryNode; results: Results }) {
   const active = story.status === "running";
   return (
     <li>
-      <details open={active || story.status === "failed" || story.status === "blocked"} data-story={story.storyId}>
+      <Disclosure
+        initiallyOpen={active || story.status === "failed" || story.status === "blocked"}
+        data-story={story.storyId}
+      >
         <summary>
           <strong>{story.storyId}</strong> <Status value={story.status} />
           {story.summary ? <span class="muted"> {story.summary}</span> : null}
@@ -159,7 +162,7 @@ function Story({ story, results }: { story: StoryNode; results: Results }) {
             ))}
           </ol>
         ) : null}
-      </details>
+      </Disclosure>
     </li>
   );
 }
