@@ -114,5 +114,15 @@ export function duration(ms: number): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
-/** `12,345`. */
-export const num = (n: number): string => n.toLocaleString("en");
+const NUMBER = new Intl.NumberFormat("en");
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
+const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
+
+/** `12,345` (one formatter for every cell: creating one per call dominates a long list's render). */
+export const num = (n: number): string => NUMBER.format(n);
+
+/** A date and time in the reader's locale. */
+export const dateTime = (iso: string): string => DATE_TIME.format(new Date(iso));
+
+/** A time of day in the reader's locale. */
+export const timeOfDay = (iso: string): string => TIME.format(new Date(iso));

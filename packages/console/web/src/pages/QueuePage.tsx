@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import type { QueueSnapshot } from "../../../src/QueueView.js";
-import { num, useApi } from "../api.js";
+import { dateTime, num, useApi } from "../api.js";
 import { Loading, Section, Status } from "../components.js";
 
 function Counts({ title, counts }: { title: string; counts: Record<string, number> }) {
@@ -115,7 +115,7 @@ export function QueuePage() {
                     <td>{r.stories.length}</td>
                     <td>{r.attempts}</td>
                     <td>{r.worker ?? "–"}</td>
-                    <td>{new Date(r.updatedAt).toLocaleString()}</td>
+                    <td>{dateTime(r.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>

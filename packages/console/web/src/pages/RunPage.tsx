@@ -1,7 +1,7 @@
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
-import { ApiError, api, duration, num, useApi, useLive } from "../api.js";
+import { ApiError, api, duration, num, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
@@ -70,7 +70,7 @@ function GenericEvent({ event }: { event: EventNode }) {
     <li class="event" data-kind="event" data-type={event.type}>
       <details>
         <summary>
-          <span class="tag">{event.type}</span> <time dateTime={event.time}>{new Date(event.time).toLocaleTimeString()}</time>
+          <span class="tag">{event.type}</span> <time dateTime={event.time}>{timeOfDay(event.time)}</time>
         </summary>
         <Json value={event.data} />
       </details>

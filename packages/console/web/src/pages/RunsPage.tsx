@@ -1,6 +1,6 @@
-import { useCallback, useRef } from "preact/hooks";
+import { useCallback, useRef, useState } from "preact/hooks";
 import type { RunRow } from "../../../src/RunCatalog.js";
-import { duration, num, useApi, useLive } from "../api.js";
+import { dateTime, duration, num, useApi, useLive } from "../api.js";
 import { Loading, Status } from "../components.js";
 
 /** Reloads at most every `ms` while live events arrive. */
@@ -17,9 +17,13 @@ export function useThrottled(fn: () => void, ms = 300): () => void {
   }, [ms]);
 }
 
-/** The runs list: every run of the store, newest first, updated live. */
+/** Runs the list shows at first, and how many more each "Show more" adds. */
+export const PAGE_SIZE = 200;
+
+/** The runs list: the store's runs, newest first, a page at a time, updated live. */
 export function RunsPage() {
-  const { data, error, reload } = useApi<{ total: number; runs: RunRow[] }>("/api/runs");
+  const [limit, setLimit] = useState(PAGE_SIZE);
+  const { data, error, reload } = useApi<{ total: number; runs: RunRow[] }>(`/api/runs?limit=${limit}`);
   const throttled = useThrottled(reload);
   useLive(useCallback((event: string) => event === "runs" && throttled(), [throttled]));
   if (!data) return <Loading error={error} what="runs" />;
@@ -27,7 +31,8 @@ export function RunsPage() {
     <>
       <h1>Runs</h1>
       <p>
-        {num(data.total)} run{data.total === 1 ? "" : "s"} in the store.
+        {num(data.total)} run{data.total === 1 ? "" : "s"} in the store
+        {data.runs.length < data.total ? `; the newest ${num(data.runs.length)} are shown` : ""}.
       </p>
       {data.runs.length === 0 ? (
         <p>No runs yet: start one with <code>flow run prd.json</code>.</p>
@@ -66,13 +71,18 @@ export function RunsPage() {
                 <td>{r.tokens ? `${num(r.tokens.input)} / ${num(r.tokens.output)}` : "–"}</td>
                 <td>{duration(r.durationMs)}</td>
                 <td>
-                  <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time>
+                  <time dateTime={r.createdAt}>{dateTime(r.createdAt)}</time>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      {data.runs.length < data.total ? (
+        <button type="button" onClick={() => setLimit(limit + PAGE_SIZE)}>
+          Show {num(Math.min(PAGE_SIZE, data.total - data.runs.length))} more
+        </button>
+      ) : null}
     </>
   );
 }
