@@ -65,8 +65,11 @@ describe("flow console", { timeout: 90_000 }, () => {
     const { page } = browser;
     await page.goto(`${flowConsole.url}#/runs/first`);
     await page.getByRole("heading", { name: /Run first/ }).waitFor();
-    await page.locator('details[data-story="US-001"] > summary').click();
-    await page.locator('details[data-step="1"] > summary').click();
+    // By keyboard: a disclosure's summary takes focus and opens with Enter.
+    await page.locator('details[data-story="US-001"] > summary').focus();
+    await page.keyboard.press("Enter");
+    await page.locator('details[data-step="1"] > summary').focus();
+    await page.keyboard.press("Enter");
     const call = page.locator("li.call", { hasText: "memory__create_entities" });
     await call.locator("summary").click();
     await call.locator("pre").waitFor();

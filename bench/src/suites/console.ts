@@ -55,13 +55,60 @@ function generateStore(): string {
         const key = `${runId}/US-001/step1/${seq}`;
         const tool = `memory__tool_${seq}`;
         return [
-          { ...base, time: at(seq * 100), type: "tool.called", storyId: "US-001", step: 1, key, tool, argsDigest: "d", destructive: false },
-          { ...base, time: at(seq * 100 + 40), type: "tool.result", storyId: "US-001", step: 1, key, tool, isError: false, resultDigest: "r", durationMs: 40 + seq },
+          {
+            ...base,
+            time: at(seq * 100),
+            type: "tool.called",
+            storyId: "US-001",
+            step: 1,
+            key,
+            tool,
+            argsDigest: "d",
+            destructive: false,
+          },
+          {
+            ...base,
+            time: at(seq * 100 + 40),
+            type: "tool.result",
+            storyId: "US-001",
+            step: 1,
+            key,
+            tool,
+            isError: false,
+            resultDigest: "r",
+            durationMs: 40 + seq,
+          },
         ];
       }),
-      { ...base, time: at(800), type: "step.finished", storyId: "US-001", step: 1, status: "passed", summary: "ok", calls: 3 },
-      { ...base, time: at(850), type: "story.finished", storyId: "US-001", status: "passed", summary: "ok", tokens: { input: 1200, output: 300, turns: 2 } },
-      { ...base, time: at(900), type: "run.finished", status: record.status, passed: 1, failed: 0, blocked: 0, tokens: { input: 1200, output: 300, turns: 2 } },
+      {
+        ...base,
+        time: at(800),
+        type: "step.finished",
+        storyId: "US-001",
+        step: 1,
+        status: "passed",
+        summary: "ok",
+        calls: 3,
+      },
+      {
+        ...base,
+        time: at(850),
+        type: "story.finished",
+        storyId: "US-001",
+        status: "passed",
+        summary: "ok",
+        tokens: { input: 1200, output: 300, turns: 2 },
+      },
+      {
+        ...base,
+        time: at(900),
+        type: "run.finished",
+        status: record.status,
+        passed: 1,
+        failed: 0,
+        blocked: 0,
+        tokens: { input: 1200, output: 300, turns: 2 },
+      },
     ];
     writeFileSync(join(dir, "events.ndjson"), `${events.map((e) => JSON.stringify(e)).join("\n")}\n`);
   }
@@ -99,7 +146,11 @@ export async function consoleSuite(): Promise<Row[]> {
   const store = generateStore();
   const running = await startConsole({ storeRoot: store, port: 0 });
   const profile = mkdtempSync(join(tmpdir(), "meshflow-bench-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  });
   try {
     const samples: number[] = [];
     for (let i = 0; i < 11; i++) {
@@ -110,7 +161,8 @@ export async function consoleSuite(): Promise<Row[]> {
       samples.push(performance.now() - start);
       const total = await page.getByText(`${RUNS.toLocaleString("en")} runs in the store`).count();
       const rows = await page.locator("tr[data-run]").count();
-      if (total !== 1 || rows !== SHOWN) throw new Error(`the runs list shows ${rows} rows of ${RUNS} runs, expected ${SHOWN}`);
+      if (total !== 1 || rows !== SHOWN)
+        throw new Error(`the runs list shows ${rows} rows of ${RUNS} runs, expected ${SHOWN}`);
       await page.close();
     }
     const [cold = 0, ...warm] = samples;
@@ -125,8 +177,18 @@ export async function consoleSuite(): Promise<Row[]> {
       { suite: "console", case: `page weight: ${weight.files} files of dist/web`, value: weight.raw, unit: "bytes" },
       { suite: "console", case: "page weight gzip", value: weight.gzip, unit: "bytes" },
       { suite: "console", case: `first render, ${RUNS} runs (${SHOWN} rows), cold server`, value: cold, unit: "ms" },
-      { suite: "console", case: `first render, ${RUNS} runs (${SHOWN} rows), warm p50`, value: warmStats.p50, unit: "ms" },
-      { suite: "console", case: `first render, ${RUNS} runs (${SHOWN} rows), warm p99`, value: warmStats.p99, unit: "ms" },
+      {
+        suite: "console",
+        case: `first render, ${RUNS} runs (${SHOWN} rows), warm p50`,
+        value: warmStats.p50,
+        unit: "ms",
+      },
+      {
+        suite: "console",
+        case: `first render, ${RUNS} runs (${SHOWN} rows), warm p99`,
+        value: warmStats.p99,
+        unit: "ms",
+      },
       { suite: "console", case: `GET /api/runs, ${RUNS} runs, warm p50`, value: stats(apiSamples).p50, unit: "ms" },
     ];
   } finally {

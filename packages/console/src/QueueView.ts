@@ -1,5 +1,5 @@
 import { MeshflowError } from "@meshflow/core";
-import { connectRedis, type QueuedRun, type QueueCounts, RunQueue, redactRedisUrl } from "@meshflow/queue";
+import { connectRedis, type QueueCounts, type QueuedRun, RunQueue, redactRedisUrl } from "@meshflow/queue";
 
 /** A process connected to Redis as a `flow worker` (`CLIENT LIST`, connection name `meshflow:worker`). */
 export interface WorkerRow {

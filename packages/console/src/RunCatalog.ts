@@ -180,7 +180,12 @@ export class RunCatalog {
         continue;
       }
       if (entry.state === "started" && typeof entry.key === "string")
-        started.push({ key: entry.key, tool: entry.tool ?? "?", argsDigest: entry.argsDigest ?? "", at: entry.at ?? "" });
+        started.push({
+          key: entry.key,
+          tool: entry.tool ?? "?",
+          argsDigest: entry.argsDigest ?? "",
+          at: entry.at ?? "",
+        });
       if (entry.state !== "finished" || typeof entry.key !== "string" || !entry.result) continue;
       const text = JSON.stringify(entry.result, null, 2);
       results[entry.key] = {

@@ -1,9 +1,11 @@
 // Public API of @meshflow/console: the web console behind `flow console` and its JSON API.
-export { type OverrideEdit, writeOverride } from "./writeOverride.js";
+
 export { type QueueSnapshot, QueueView, WORKER_CONNECTION_NAME, type WorkerRow } from "./QueueView.js";
 export { type ConsoleRunStatus, RESULT_CHARS, RunCatalog, type RunDetail, type RunRow } from "./RunCatalog.js";
 export { type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 export { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
+export { type OverrideRequest, OverrideRequestSchema, type StopRequest, StopRequestSchema } from "./requests.js";
+export { ROUTES, type Route } from "./routes.js";
 export {
   addJournalCalls,
   buildRunTree,
@@ -17,8 +19,6 @@ export {
   type StoryNode,
   type TurnNode,
 } from "./runTree.js";
-export { type Route, ROUTES } from "./routes.js";
-export { type OverrideRequest, OverrideRequestSchema, type StopRequest, StopRequestSchema } from "./requests.js";
 export {
   type ConsoleOptions,
   DEFAULT_CONSOLE_HOST,
@@ -28,3 +28,4 @@ export {
 } from "./startConsole.js";
 export type { CoverageView, ServerFailureRow, ToolRow, ToolsSource, ToolsView } from "./ToolsSource.js";
 export { percentile, type ToolLatency, toolLatency } from "./toolLatency.js";
+export { type OverrideEdit, writeOverride } from "./writeOverride.js";

@@ -38,7 +38,17 @@ export interface Route {
   ): Promise<void>;
 }
 
-function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, body: unknown, where: string): T {
+function parse<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+  body: unknown,
+  where: string,
+): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -132,7 +142,10 @@ export const ROUTES: readonly Route[] = [
       const tool = params.tool ?? "";
       const known = view.tools.some((t) => t.qualifiedName === tool || t.tool === tool);
       if (!known)
-        throw new MeshflowError("tool_not_found", `no discovered tool is named "${tool}" (use server__tool or a bare name)`);
+        throw new MeshflowError(
+          "tool_not_found",
+          `no discovered tool is named "${tool}" (use server__tool or a bare name)`,
+        );
       writeOverride(
         view.overridesFile,
         { tool, capabilities: body.capabilities },
@@ -164,7 +177,13 @@ export const ROUTES: readonly Route[] = [
     async handle(ctx, _p, _req, res) {
       const rows = (await ctx.catalog.list()).slice(0, ctx.healthRuns);
       const events: RunEvent[][] = [];
-      for (const row of rows) events.push(await ctx.catalog.store.read(row.runId).then((r) => r.events, () => []));
+      for (const row of rows)
+        events.push(
+          await ctx.catalog.store.read(row.runId).then(
+            (r) => r.events,
+            () => [],
+          ),
+        );
       sendJson(res, 200, {
         guard: ctx.guard.state(),
         launched: ctx.launcher?.running() ?? [],

@@ -262,13 +262,14 @@ export interface JournalStarted {
 export function addJournalCalls(tree: RunTree, started: readonly JournalStarted[]): RunTree {
   const known = new Set<string>();
   for (const story of tree.stories)
-    for (const step of story.steps) for (const item of step.items) if (item.kind === "call" && item.key) known.add(item.key);
+    for (const step of story.steps)
+      for (const item of step.items) if (item.kind === "call" && item.key) known.add(item.key);
   for (const entry of started) {
     if (known.has(entry.key)) continue;
     const match = /^.+\/([^/]+)\/step(\d+)\/\d+$/.exec(entry.key);
     if (!match) continue;
     const step = tree.stories.find((s) => s.storyId === match[1])?.steps.find((s) => s.step === Number(match[2]));
-    if (!step || step.status !== "running") continue;
+    if (step?.status !== "running") continue;
     step.items.push({
       kind: "call",
       key: entry.key,

@@ -124,7 +124,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         return sendJson(res, 401, {
           error: {
             code: "usage",
-            message: "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>, or open /?token=<FLOW_SERVE_TOKEN> once",
+            message:
+              "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>, or open /?token=<FLOW_SERVE_TOKEN> once",
           },
         });
     }
@@ -139,7 +140,10 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     if ("methods" in match) {
       res.setHeader("allow", match.methods.join(", "));
       return sendJson(res, 405, {
-        error: { code: "usage", message: `${req.method} not allowed on ${url.pathname}; use ${match.methods.join(", ")}` },
+        error: {
+          code: "usage",
+          message: `${req.method} not allowed on ${url.pathname}; use ${match.methods.join(", ")}`,
+        },
       });
     }
     await match.route.handle(ctx, match.params, req, res, url.searchParams);

@@ -16,7 +16,7 @@ const HEADER = `# Admin overrides of tool capabilities. They always win over the
 `;
 
 /** A YAML plain scalar when safe, else a double-quoted one. */
-const yamlString = (s: string): string => (/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/.test(s) ? s : JSON.stringify(s));
+const yamlString = (s: string): string => (/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(s) ? s : JSON.stringify(s));
 
 function lineStart(text: string, at: number): number {
   return text.lastIndexOf("\n", at - 1) + 1;
@@ -34,7 +34,12 @@ function edited(text: string, file: string, edit: OverrideEdit): string {
     throw new MeshflowError("capabilities_invalid", `${file}: not valid YAML: ${doc.errors[0]?.message ?? ""}`);
   const value = edit.capabilities ? `[${[...new Set(edit.capabilities)].map(yamlString).join(", ")}]` : "";
   const overrides = doc.get("overrides", true);
-  if (overrides !== undefined && overrides !== null && !isMap(overrides) && !(isScalar(overrides) && overrides.value === null))
+  if (
+    overrides !== undefined &&
+    overrides !== null &&
+    !isMap(overrides) &&
+    !(isScalar(overrides) && overrides.value === null)
+  )
     throw new MeshflowError("capabilities_invalid", `${file}: overrides: expected a mapping of tool → capabilities`);
   const map = isMap(overrides) ? (overrides as YAMLMap<unknown, unknown>) : undefined;
   const pair = map?.items.find((p) => isScalar(p.key) && p.key.value === edit.tool);
@@ -44,8 +49,10 @@ function edited(text: string, file: string, edit: OverrideEdit): string {
     if (pair) {
       const keyRange = isScalar(pair.key) ? pair.key.range : undefined;
       const valueRange = (pair.value as { range?: [number, number, number] } | null)?.range;
-      if (!keyRange || !valueRange) throw new MeshflowError("internal", `${file}: cannot locate overrides.${edit.tool}`);
-      if (!edit.capabilities) return text.slice(0, lineStart(text, keyRange[0])) + text.slice(lineEnd(text, valueRange[1] - 1));
+      if (!keyRange || !valueRange)
+        throw new MeshflowError("internal", `${file}: cannot locate overrides.${edit.tool}`);
+      if (!edit.capabilities)
+        return text.slice(0, lineStart(text, keyRange[0])) + text.slice(lineEnd(text, valueRange[1] - 1));
       return text.slice(0, valueRange[0]) + value + text.slice(valueRange[1]);
     }
     if (!edit.capabilities) return text;

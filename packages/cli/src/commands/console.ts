@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CoverageView, ToolRow, ToolsSource, ToolsView } from "@meshflow/console";
@@ -43,7 +42,10 @@ function toolsSource(options: ConsoleCommandOptions): ToolsSource {
     return loaded;
   };
   // Overrides land in the project's skills folder (never the merged copy of the built-in skills).
-  const overridesFile = join(resolve(options.skills ?? process.env.FLOW_SKILLS ?? "skills"), "capability-overrides.yaml");
+  const overridesFile = join(
+    resolve(options.skills ?? process.env.FLOW_SKILLS ?? "skills"),
+    "capability-overrides.yaml",
+  );
   return {
     async tools(refresh) {
       const ctx = await context(refresh);

@@ -211,7 +211,9 @@ export function RunPage({ runId }: { runId: string }) {
       </h1>
       <p class="muted">
         {run.prd} · {run.stories} stories · {num(run.calls)} calls · {duration(run.durationMs)}
-        {run.tokens ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns` : ""}
+        {run.tokens
+          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns`
+          : ""}
       </p>
       <div class="actions">
         <button type="button" onClick={() => act("resume")} disabled={!resumable}>

@@ -35,7 +35,9 @@ export function RunsPage() {
         {data.runs.length < data.total ? `; the newest ${num(data.runs.length)} are shown` : ""}.
       </p>
       {data.runs.length === 0 ? (
-        <p>No runs yet: start one with <code>flow run prd.json</code>.</p>
+        <p>
+          No runs yet: start one with <code>flow run prd.json</code>.
+        </p>
       ) : (
         <table class="runs">
           <caption class="sr-only">Runs, newest first</caption>

@@ -88,7 +88,9 @@ export function ToolsPage() {
   const [filter, setFilter] = useState("");
   if (!tools.data) return <Loading error={tools.error} what="tools" />;
   const view = tools.data;
-  const shown = view.tools.filter((t) => !filter || t.qualifiedName.includes(filter) || t.capabilities.some((c) => c.includes(filter)));
+  const shown = view.tools.filter(
+    (t) => !filter || t.qualifiedName.includes(filter) || t.capabilities.some((c) => c.includes(filter)),
+  );
   return (
     <>
       <h1>Tools</h1>
@@ -104,7 +106,12 @@ export function ToolsPage() {
         {note ?? ""}
       </p>
       <label for="tool-filter">Filter</label>{" "}
-      <input id="tool-filter" type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+      <input
+        id="tool-filter"
+        type="search"
+        value={filter}
+        onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+      />
       <table class="tools">
         <caption class="sr-only">Discovered tools</caption>
         <thead>
@@ -164,9 +171,7 @@ export function ToolsPage() {
       <Section title="Coverage">
         {coverage.data ? (
           <>
-            <p>
-              {coverage.data.report.percent.toFixed(1)} % of the discovered tools are reachable by some specialist.
-            </p>
+            <p>{coverage.data.report.percent.toFixed(1)} % of the discovered tools are reachable by some specialist.</p>
             <table>
               <thead>
                 <tr>
