@@ -1,5 +1,6 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ScriptedModelServer } from "@meshflow/model/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.js";
@@ -148,5 +149,41 @@ describe("flow console", { timeout: 90_000 }, () => {
     await browser.screenshot("console-health");
     await page.getByRole("button", { name: "Unlock" }).click();
     await page.locator(".status", { hasText: "unlocked" }).waitFor();
+  });
+
+  it("shows a model's turns with the tool calls it asked for and their arguments", async () => {
+    const { page } = browser;
+    const key = "sk-test-meshflow";
+    const model = await ScriptedModelServer.start({ script: [], apiKey: key });
+    const mws = flowWorkspace({
+      agents: join(ROOT, "agents"),
+      env: { FLOW_SKILLS: join(ROOT, "skills"), FLOW_MODEL_BASE_URL: model.baseUrl, OPENAI_API_KEY: key },
+    });
+    let modelConsole: FlowConsole | undefined;
+    try {
+      model.enqueue(
+        { toolCalls: [{ name: "filesystem__write_file", input: { path: join(mws.files, "hello.txt"), content: "hello\n" } }] },
+        { toolCalls: [{ name: "step_pass", input: { summary: "wrote hello.txt" } }] },
+      );
+      mws.writePrd([
+        { mavenSteps: [7], mcpTools: { step7: ["filesystem"] }, model: "openai:gpt-test", calls: undefined },
+      ]);
+      const run = await mws.flow(["run", "prd.json", "--run-id", "thinking"]);
+      expect(run.code, run.stderr).toBe(0);
+      modelConsole = await startFlowConsole([], { cwd: mws.dir });
+      await page.goto(`${modelConsole.url}#/runs/thinking`);
+      await page.locator('details[data-story="US-001"] > summary').click();
+      await page.locator('details[data-step="7"] > summary').click();
+      const turn = page.locator("li.turn", { hasText: "model turn 1" });
+      await turn.locator("summary").click();
+      const said = await turn.locator("dl").textContent();
+      expect(said).toContain("Call filesystem__write_file");
+      expect(said).toContain("hello.txt");
+      await page.locator("li.call", { hasText: "filesystem__write_file" }).waitFor();
+      await browser.screenshot("console-model-turns");
+    } finally {
+      await modelConsole?.stop();
+      await model.close();
+    }
   });
 });

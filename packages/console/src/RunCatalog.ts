@@ -32,6 +32,17 @@ export interface RunDetail {
   tree: RunTree;
   /** Recorded results by idempotency key, each cut to {@link RESULT_CHARS} characters of JSON. */
   results: Record<string, { isError: boolean; text: string; truncated: boolean }>;
+  /**
+   * Recorded model turns by journal key (`<runId>/<storyId>/step<N>/turn<k>`): what the model said
+   * and the tool calls it asked for, with their arguments (cut like results).
+   */
+  turns: Record<string, TurnRecord>;
+}
+
+/** A model turn as the call journal recorded it. */
+export interface TurnRecord {
+  text: string;
+  toolCalls: Array<{ name: string; input: string }>;
 }
 
 /** Characters of one recorded result the run detail carries. */
@@ -49,6 +60,19 @@ function fileStamp(file: string): string {
   } catch {
     return "-";
   }
+}
+
+const cut = (text: string): string => (text.length > RESULT_CHARS ? `${text.slice(0, RESULT_CHARS)}…` : text);
+
+/** A journaled model response as the run view shows it, or undefined when it is not one. */
+function asTurn(response: unknown): TurnRecord | undefined {
+  if (!response || typeof response !== "object") return undefined;
+  const r = response as { text?: unknown; toolCalls?: unknown };
+  const calls = Array.isArray(r.toolCalls) ? (r.toolCalls as Array<{ name?: unknown; input?: unknown }>) : [];
+  return {
+    text: cut(typeof r.text === "string" ? r.text : ""),
+    toolCalls: calls.map((c) => ({ name: String(c.name ?? "?"), input: cut(JSON.stringify(c.input ?? {}, null, 2)) })),
+  };
 }
 
 function summarise(record: RunRecord, events: readonly RunEvent[], alive: (pid: number) => boolean): RunRow {
@@ -149,21 +173,23 @@ export class RunCatalog {
   /** A run's row, tree and recorded results; `run_not_found` (with suggestions) for an unknown id. */
   async get(runId: string): Promise<RunDetail> {
     const { record, events } = await this.store.read(runId);
-    const { results, started } = this.#journal(runId);
+    const { results, started, turns } = this.#journal(runId);
     return {
       run: summarise(record, events, this.#alive),
       record,
       tree: addJournalCalls(buildRunTree(runId, events, record.stories), started),
       results,
+      turns,
     };
   }
 
   /** The run's call journal: recorded results by key, and every started call (a torn last line is skipped). */
-  #journal(runId: string): { results: RunDetail["results"]; started: JournalStarted[] } {
+  #journal(runId: string): { results: RunDetail["results"]; started: JournalStarted[]; turns: RunDetail["turns"] } {
     const file = join(this.#dir(runId), "journal.ndjson");
     const results: RunDetail["results"] = {};
     const started: JournalStarted[] = [];
-    if (!existsSync(file)) return { results, started };
+    const turns: RunDetail["turns"] = {};
+    if (!existsSync(file)) return { results, started, turns };
     for (const line of readFileSync(file, "utf8").split("\n")) {
       if (!line.startsWith("{")) continue;
       let entry: {
@@ -172,7 +198,7 @@ export class RunCatalog {
         tool?: string;
         argsDigest?: string;
         at?: string;
-        result?: { isError?: boolean };
+        result?: { isError?: boolean; structuredContent?: { turn?: { response?: unknown } } };
       };
       try {
         entry = JSON.parse(line) as typeof entry;
@@ -187,6 +213,11 @@ export class RunCatalog {
           at: entry.at ?? "",
         });
       if (entry.state !== "finished" || typeof entry.key !== "string" || !entry.result) continue;
+      const turn = /\/turn\d+$/.test(entry.key) ? asTurn(entry.result.structuredContent?.turn?.response) : undefined;
+      if (turn) {
+        turns[entry.key] = turn;
+        continue;
+      }
       const text = JSON.stringify(entry.result, null, 2);
       results[entry.key] = {
         isError: entry.result.isError === true,
@@ -194,7 +225,7 @@ export class RunCatalog {
         truncated: text.length > RESULT_CHARS,
       };
     }
-    return { results, started };
+    return { results, started, turns };
   }
 
   /** Throws `run_not_found` unless the run exists. */

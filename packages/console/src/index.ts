@@ -1,7 +1,14 @@
 // Public API of @meshflow/console: the web console behind `flow console` and its JSON API.
 
 export { type QueueSnapshot, QueueView, WORKER_CONNECTION_NAME, type WorkerRow } from "./QueueView.js";
-export { type ConsoleRunStatus, RESULT_CHARS, RunCatalog, type RunDetail, type RunRow } from "./RunCatalog.js";
+export {
+  type ConsoleRunStatus,
+  RESULT_CHARS,
+  RunCatalog,
+  type RunDetail,
+  type RunRow,
+  type TurnRecord,
+} from "./RunCatalog.js";
 export { type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 export { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
 export { type OverrideRequest, OverrideRequestSchema, type StopRequest, StopRequestSchema } from "./requests.js";

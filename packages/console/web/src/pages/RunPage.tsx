@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
@@ -6,6 +7,7 @@ import { Disclosure, Loading, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
 type Results = RunDetail["results"];
+type Turns = RunDetail["turns"];
 
 function Json({ value }: { value: unknown }) {
   return <pre>{JSON.stringify(value, null, 2)}</pre>;
@@ -36,7 +38,7 @@ function Call({ call, results }: { call: CallNode; results: Results }) {
             <>
               <dt>Arguments</dt>
               <dd>
-                digest <code>{call.argsDigest.slice(0, 16)}</code> (the run store keeps the digest, not the values)
+                digest <code>{call.argsDigest.slice(0, 16)}</code> (the run store keeps a digest; a model's turn above shows the arguments it asked for)
               </dd>
             </>
           ) : null}
@@ -78,21 +80,54 @@ function GenericEvent({ event }: { event: EventNode }) {
   );
 }
 
-function Item({ item, results }: { item: StepItem; results: Results }) {
+function Item({ item, results, turn }: { item: StepItem; results: Results; turn?: Turns[string] | undefined }) {
   if (item.kind === "call") return <Call call={item} results={results} />;
   if (item.kind === "turn")
     return (
       <li class="turn" data-kind="turn">
-        <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {num(item.inputTokens)} in /{" "}
-        {num(item.outputTokens)} out · {duration(item.latencyMs)}
-        {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
-        {item.replayed ? " · replayed" : ""}
+        <details>
+          <summary>
+            <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {num(item.inputTokens)} in /{" "}
+            {num(item.outputTokens)} out · {duration(item.latencyMs)}
+            {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
+            {item.replayed ? " · replayed" : ""}
+          </summary>
+          {turn ? (
+            <dl>
+              <dt>Said</dt>
+              <dd>{turn.text ? <pre>{turn.text}</pre> : <span class="muted">nothing</span>}</dd>
+              {turn.toolCalls.map((c, i) => (
+                <Fragment key={i}>
+                  <dt>Call {c.name}</dt>
+                  <dd>
+                    <pre>{c.input}</pre>
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+          ) : (
+            <p class="muted">The turn's response is not in the call journal.</p>
+          )}
+        </details>
       </li>
     );
   return <GenericEvent event={item} />;
 }
 
-function Step({ step, results, open }: { step: StepNode; results: Results; open: boolean }) {
+function Step({
+  step,
+  results,
+  turns,
+  prefix,
+  open,
+}: {
+  step: StepNode;
+  results: Results;
+  turns: Turns;
+  /** `<runId>/<storyId>`: journal keys of the step's turns are `<prefix>/step<N>/turn<k>`. */
+  prefix: string;
+  open: boolean;
+}) {
   return (
     <li>
       <Disclosure initiallyOpen={open} data-step={step.step}>
@@ -109,7 +144,12 @@ function Step({ step, results, open }: { step: StepNode; results: Results; open:
         {step.items.length ? (
           <ol class="items">
             {step.items.map((item, i) => (
-              <Item key={i} item={item} results={results} />
+              <Item
+                key={i}
+                item={item}
+                results={results}
+                turn={item.kind === "turn" ? turns[`${prefix}/step${step.step}/turn${item.turn}`] : undefined}
+              />
             ))}
           </ol>
         ) : (
@@ -120,7 +160,7 @@ function Step({ step, results, open }: { step: StepNode; results: Results; open:
   );
 }
 
-function Story({ story, results }: { story: StoryNode; results: Results }) {
+function Story({ story, results, turns, runId }: { story: StoryNode; results: Results; turns: Turns; runId: string }) {
   const active = story.status === "running";
   return (
     <li>
@@ -134,7 +174,14 @@ function Story({ story, results }: { story: StoryNode; results: Results }) {
         </summary>
         <ol class="steps">
           {story.steps.map((s) => (
-            <Step key={s.step} step={s} results={results} open={s.status === "running" || s.status === "failed"} />
+            <Step
+              key={s.step}
+              step={s}
+              results={results}
+              turns={turns}
+              prefix={`${runId}/${story.storyId}`}
+              open={s.status === "running" || s.status === "failed"}
+            />
           ))}
         </ol>
         {story.gate ? (
@@ -229,7 +276,7 @@ export function RunPage({ runId }: { runId: string }) {
       <h2>Stories</h2>
       <ol class="tree" aria-label="Stories">
         {tree.stories.map((s) => (
-          <Story key={s.storyId} story={s} results={data.results} />
+          <Story key={s.storyId} story={s} results={data.results} turns={data.turns} runId={run.runId} />
         ))}
       </ol>
       {tree.events.length ? (
