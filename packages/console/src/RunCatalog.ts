@@ -128,7 +128,7 @@ export class RunCatalog {
     return join(this.store.root, "runs", runId);
   }
 
-  /** The run ids in the store and a stamp of each one's record and events (size and mtime). */
+  /** The run ids in the store and a stamp of each one's record, events and call journal (size and mtime). */
   stamps(): Map<string, string> {
     const runs = join(this.store.root, "runs");
     const stamps = new Map<string, string>();
@@ -138,6 +138,13 @@ export class RunCatalog {
       const dir = join(runs, entry.name);
       const record = fileStamp(join(dir, "run.json"));
       if (record === "-") continue;
+      // A finished run's events and journal change only after its record does (a resume rewrites
+      // run.json first): one stat per finished run keeps polling a large store cheap.
+      const cached = this.#cache.get(entry.name);
+      if (cached && cached.row.status !== "running" && cached.stamp.startsWith(`${record}|`)) {
+        stamps.set(entry.name, cached.stamp);
+        continue;
+      }
       stamps.set(
         entry.name,
         `${record}|${fileStamp(join(dir, "events.ndjson"))}|${fileStamp(join(dir, "journal.ndjson"))}`,
