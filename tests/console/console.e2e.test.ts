@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.js";
 import { type FlowConsole, startFlowConsole } from "../helpers/flowConsole.js";
+import { startFlowWorker } from "../helpers/flowWorker.js";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
 import { enqueue } from "../helpers/queuedRuns.js";
 import { ROOT } from "../helpers/runFlow.js";
@@ -140,7 +141,20 @@ describe("flow console", { timeout: 90_000 }, () => {
     await page.goto(`${flowConsole.url}#/queue`);
     await page.locator("tr", { hasText: queued ?? "?" }).waitFor();
     expect(await page.getByRole("link", { name: "Open Bull Board" }).getAttribute("href")).toContain("3000");
-    await browser.screenshot("console-queue");
+    // A worker connects and runs it: the page (polling) shows the worker and the run passed.
+    const worker = await startFlowWorker(ws, inject("redisUrl"), ["--redis-prefix", prefix], {
+      FLOW_SKILLS: join(ws.dir, "no-skills"),
+    });
+    try {
+      await page.getByRole("region", { name: "Workers" }).locator("tbody tr").first().waitFor();
+      await page
+        .getByRole("region", { name: /Queued runs: passed/ })
+        .locator("tr", { hasText: queued ?? "?" })
+        .waitFor();
+      await browser.screenshot("console-queue");
+    } finally {
+      await worker.stop("SIGTERM");
+    }
 
     await page.goto(`${flowConsole.url}#/health`);
     await page.locator("tr", { hasText: "memory__create_entities" }).waitFor();
@@ -162,7 +176,11 @@ describe("flow console", { timeout: 90_000 }, () => {
     let modelConsole: FlowConsole | undefined;
     try {
       model.enqueue(
-        { toolCalls: [{ name: "filesystem__write_file", input: { path: join(mws.files, "hello.txt"), content: "hello\n" } }] },
+        {
+          toolCalls: [
+            { name: "filesystem__write_file", input: { path: join(mws.files, "hello.txt"), content: "hello\n" } },
+          ],
+        },
         { toolCalls: [{ name: "step_pass", input: { summary: "wrote hello.txt" } }] },
       );
       mws.writePrd([

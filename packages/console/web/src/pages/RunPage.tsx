@@ -38,7 +38,8 @@ function Call({ call, results }: { call: CallNode; results: Results }) {
             <>
               <dt>Arguments</dt>
               <dd>
-                digest <code>{call.argsDigest.slice(0, 16)}</code> (the run store keeps a digest; a model's turn above shows the arguments it asked for)
+                digest <code>{call.argsDigest.slice(0, 16)}</code> (the run store keeps a digest; a model's turn above
+                shows the arguments it asked for)
               </dd>
             </>
           ) : null}
