@@ -1,18 +1,19 @@
 import { Option } from "commander";
 import {
   agentsOption,
-  classificationOptions,
   EXIT_CODES_HELP,
   mcpConfigOption,
   nonNegativeInt,
   type Registrar,
+  redisOption,
+  redisPrefixOption,
   routingOption,
   storeOption,
 } from "./shared.js";
 
 /** `flow console`: the web console of runs, queue, tools, coverage and health. */
 export const registerConsole: Registrar = (program, { output, setExit }) => {
-  const command = program
+  program
     .command("console")
     .description("serve the web console (runs, queue, tools, coverage, health) until Ctrl-C")
     .addOption(
@@ -30,14 +31,25 @@ export const registerConsole: Registrar = (program, { output, setExit }) => {
         "http://127.0.0.1:3000/",
       ),
     )
-    .option("--json", "print {url} as JSON on stdout once listening");
-  classificationOptions(command)
+    .addOption(
+      new Option(
+        "--skills <dir>",
+        "skills folder (capabilities.yaml, capability-overrides.yaml, …); overrides are written to <dir>/capability-overrides.yaml; default ./skills merged over the built-in skills, overrides to ./skills",
+      ).env("FLOW_SKILLS"),
+    )
+    .addOption(redisOption("Redis of the queues (the Queue page); tool classifications are kept there too"))
+    .addOption(redisPrefixOption())
+    .option(
+      "--cache <file>",
+      "classification cache file when no Redis is configured",
+      ".flow/cache/classifications.json",
+    )
+    .option("--json", "print {url} as JSON on stdout once listening")
     .addHelpText(
       "after",
       `
---redis (or FLOW_REDIS_URL) adds the Queue page; without it the page says how to enable it.
---skills decides where tool capability overrides are written: <skills>/capability-overrides.yaml
-(default ./skills/capability-overrides.yaml).
+Without --redis (or FLOW_REDIS_URL) the Queue page says how to enable it. The Tools page discovers
+the MCP config's servers when first opened, as flow tools classify does.
 
 Environment:
   FLOW_SERVE_TOKEN   bearer token every request must carry (Authorization: Bearer <token>, or open
