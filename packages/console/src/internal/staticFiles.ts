@@ -19,7 +19,13 @@ const TYPES: Record<string, string> = {
  * Hashed assets are cached for a year, the page itself never.
  */
 export function serveStatic(res: ServerResponse, pathname: string, root: string = WEB_ROOT): void {
-  const clean = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, "");
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    decoded = "/";
+  }
+  const clean = normalize(decoded).replace(/^([/\\])+/, "");
   let file = join(root, clean);
   if (!file.startsWith(root.endsWith(sep) ? root : root + sep) || !existsSync(file) || !statSync(file).isFile())
     file = join(root, "index.html");
