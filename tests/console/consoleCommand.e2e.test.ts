@@ -87,6 +87,17 @@ describe("flow console", () => {
       );
       expect(detail.run.status).toBe("passed");
       expect(ws.read("log.txt")).toBe("after\n");
+      const health = await until("the resume to end", async () => {
+        const h = (await (await fetch(`${flowConsole.url}api/health`)).json()) as {
+          ended: Array<{ runId: string; code: number | null }>;
+        };
+        return h.ended.length ? h : undefined;
+      });
+      expect(health.ended[0]).toMatchObject({ runId: "cut", code: 0 });
+      // flow resume's rule, answered before anything starts: a finished run has nothing to resume.
+      const again = await post();
+      expect(again.status).toBe(400);
+      expect(((await again.json()) as { error: { message: string } }).error.message).toContain("already finished");
       const missing = await fetch(`${flowConsole.url}api/runs/nope/resume`, {
         method: "POST",
         headers: { "content-type": "application/json" },

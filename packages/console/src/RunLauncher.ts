@@ -8,6 +8,19 @@ export interface LaunchedRun {
   startedAt: string;
 }
 
+/** A `flow resume` the console started that has ended: its exit code and the end of its stderr. */
+export interface EndedRun extends LaunchedRun {
+  endedAt: string;
+  code: number | null;
+  signal: string | null;
+  /** The last lines (at most 2,000 characters) `flow resume` wrote on stderr. */
+  stderrTail: string;
+}
+
+/** Ended resumes kept for the Health page. */
+const KEPT_ENDED = 20;
+const TAIL_CHARS = 2_000;
+
 /**
  * Starts `flow resume <runId>` for the console's Resume button: the very command a user types, as a
  * child process with its output discarded (the run's events land in the store, where the console
@@ -19,6 +32,7 @@ export class RunLauncher {
   readonly #storeRoot: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #children = new Map<string, { child: ChildProcess; info: LaunchedRun }>();
+  readonly #ended: EndedRun[] = [];
 
   /** `flowBin`: the `flow` script run with this Node; `storeRoot`: passed as `--store`. */
   constructor(options: { flowBin: string; storeRoot: string; env?: NodeJS.ProcessEnv }) {
@@ -32,18 +46,31 @@ export class RunLauncher {
     return [...this.#children.values()].map((c) => c.info);
   }
 
-  /** Starts `flow resume <runId> --store <root>`; a usage error when this console already runs it. */
+  /** The resumes that ended, newest first (at most 20). */
+  ended(): EndedRun[] {
+    return [...this.#ended];
+  }
+
+  /** Starts `flow resume <runId> --store <root>`; `run_locked` when this console already runs it. */
   resume(runId: string): LaunchedRun {
     if (this.#children.has(runId))
       throw new MeshflowError("run_locked", `run "${runId}" is already being resumed by this console`);
     const child = spawn(process.execPath, [this.#flowBin, "resume", runId, "--store", this.#storeRoot], {
       env: this.#env,
-      stdio: "ignore",
+      stdio: ["ignore", "ignore", "pipe"],
     });
     if (child.pid === undefined) throw new MeshflowError("internal", `could not start flow resume ${runId}`);
     const info: LaunchedRun = { runId, pid: child.pid, startedAt: new Date().toISOString() };
+    let tail = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      tail = (tail + d.toString("utf8")).slice(-TAIL_CHARS);
+    });
     this.#children.set(runId, { child, info });
-    child.once("exit", () => this.#children.delete(runId));
+    child.once("close", (code, signal) => {
+      this.#children.delete(runId);
+      this.#ended.unshift({ ...info, endedAt: new Date().toISOString(), code, signal, stderrTail: tail });
+      this.#ended.length = Math.min(this.#ended.length, KEPT_ENDED);
+    });
     child.once("error", () => this.#children.delete(runId));
     return info;
   }

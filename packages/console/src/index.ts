@@ -9,7 +9,7 @@ export {
   type RunRow,
   type TurnRecord,
 } from "./RunCatalog.js";
-export { type LaunchedRun, RunLauncher } from "./RunLauncher.js";
+export { type EndedRun, type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 export { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
 export { type OverrideRequest, OverrideRequestSchema, type StopRequest, StopRequestSchema } from "./requests.js";
 export { ROUTES, type Route } from "./routes.js";

@@ -101,8 +101,13 @@ export const ROUTES: readonly Route[] = [
           "guard_locked",
           `the console's guard is locked (${state.lockReason ?? "emergency stop"}): unlock it on the Health page first`,
         );
-      const record = await ctx.catalog.assertExists(params.runId ?? "");
-      sendJson(res, 202, { launched: ctx.launcher.resume(record.runId) });
+      const { run } = await ctx.catalog.get(params.runId ?? "");
+      // flow resume's own rules, checked first so the answer says why at once.
+      if (run.status === "passed" || run.status === "failed")
+        throw new MeshflowError("usage", `run ${run.runId} already finished (${run.status}); nothing to resume`);
+      if (run.status === "running")
+        throw new MeshflowError("run_locked", `run ${run.runId} is running (its process is alive); nothing to resume`);
+      sendJson(res, 202, { launched: ctx.launcher.resume(run.runId) });
     },
   },
   {
@@ -187,6 +192,7 @@ export const ROUTES: readonly Route[] = [
       sendJson(res, 200, {
         guard: ctx.guard.state(),
         launched: ctx.launcher?.running() ?? [],
+        ended: ctx.launcher?.ended() ?? [],
         runsRead: rows.length,
         tools: toolLatency(events),
       });

@@ -1,13 +1,14 @@
 import { useCallback, useState } from "preact/hooks";
-import type { LaunchedRun } from "../../../src/RunLauncher.js";
+import type { EndedRun, LaunchedRun } from "../../../src/RunLauncher.js";
 import type { ToolLatency } from "../../../src/toolLatency.js";
-import { ApiError, api, duration, num, useApi, useLive } from "../api.js";
+import { ApiError, api, dateTime, duration, num, useApi, useLive } from "../api.js";
 import { Loading, Section, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
 interface Health {
   guard: { locked: boolean; lockReason: string | null; lockedAt: string | null };
   launched: LaunchedRun[];
+  ended: EndedRun[];
   runsRead: number;
   tools: ToolLatency[];
 }
@@ -62,6 +63,36 @@ export function HealthPage() {
         {data.launched.length ? (
           <p>Runs this console resumed and still runs: {data.launched.map((l) => l.runId).join(", ")}</p>
         ) : null}
+      </Section>
+      <Section title="Resumes started here">
+        {data.ended.length ? (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Ended</th>
+                <th scope="col">Exit</th>
+                <th scope="col">Last output</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.ended.map((e) => (
+                <tr key={`${e.runId}-${e.endedAt}`}>
+                  <th scope="row">
+                    <a href={`#/runs/${encodeURIComponent(e.runId)}`}>{e.runId}</a>
+                  </th>
+                  <td>{dateTime(e.endedAt)}</td>
+                  <td>{e.code ?? e.signal}</td>
+                  <td>
+                    <pre>{e.stderrTail.split("\n").slice(-6).join("\n")}</pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p class="muted">None yet.</p>
+        )}
       </Section>
       <Section title={`Tool latency (newest ${num(data.runsRead)} runs)`}>
         {data.tools.length ? (

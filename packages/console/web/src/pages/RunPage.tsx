@@ -248,7 +248,7 @@ export function RunPage({ runId }: { runId: string }) {
   };
   if (!data) return <Loading error={error} what={`run ${runId}`} />;
   const { run, tree } = data;
-  const resumable = run.status === "interrupted" || run.status === "failed" || run.status === "aborted";
+  const resumable = run.status === "interrupted" || run.status === "aborted";
   return (
     <>
       <p>
