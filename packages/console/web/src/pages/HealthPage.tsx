@@ -36,7 +36,9 @@ export function HealthPage() {
       <Section title="Guard">
         <p>
           <Status value={data.guard.locked ? "locked" : "unlocked"} />{" "}
-          {data.guard.locked ? `${data.guard.lockReason ?? ""} (since ${data.guard.lockedAt ?? "?"})` : ""}
+          {data.guard.locked
+            ? `${data.guard.lockReason ?? ""}${data.guard.lockedAt ? ` (since ${dateTime(data.guard.lockedAt)})` : ""}`
+            : ""}
         </p>
         <p class="muted">
           While locked the console starts no run; the stop also interrupts the runs this console resumed (they stay
