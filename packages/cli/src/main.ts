@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerConsole } from "./register/console.js";
 import { registerDashboard } from "./register/dashboard.js";
 import { registerDiagnose } from "./register/diagnose.js";
 import { registerDocs } from "./register/docs.js";
@@ -33,6 +34,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerEnqueue,
   registerWorker,
   registerDashboard,
+  registerConsole,
   registerTools,
   registerDiagnose,
   registerExport,
