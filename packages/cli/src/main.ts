@@ -14,7 +14,7 @@ import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
 import { registerServe } from "./register/serve.js";
-import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { applyRedisCluster, EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
@@ -56,7 +56,8 @@ export function buildProgram(output: Output, setExit: (code: ExitCode) => void):
     .addHelpText("after", EXIT_CODES_HELP)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
+    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) })
+    .hook("preAction", (_program, action) => applyRedisCluster(action));
 
   for (const register of REGISTRARS) register(program, { output, setExit });
   const inherit = (command: Command): void => {

@@ -2,8 +2,8 @@ import type { ToolCall, ToolResult } from "@meshflow/core";
 import type { Executor } from "@meshflow/mcp";
 import { argsDigest, type CallContext, refusal } from "@meshflow/mcp";
 import type { JobsOptions, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
 import { CALL_JOB, type CallJobData, callJobId } from "./callJob.js";
+import type { RedisClient } from "./connectRedis.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
@@ -17,7 +17,7 @@ export const DEFAULT_QUEUE_WAIT_MS = 5 * 60_000;
 /** Options of {@link QueueExecutor.open}. */
 export interface QueueExecutorOptions {
   /** A connected client (see `connectRedis`); the caller closes it after the executor. */
-  redis: Redis;
+  redis: RedisClient;
   settings?: Partial<QueueSettings>;
   /** Time limit of the MCP call on the worker, unless the call's context sets one (default 60 s). */
   callTimeoutMs?: number;
@@ -86,7 +86,7 @@ export class QueueExecutor implements Executor {
 
   /** Connects the executor's queue and event stream to Redis. */
   static async open(options: QueueExecutorOptions): Promise<QueueExecutor> {
-    const settings = queueSettings(options.settings);
+    const settings = queueSettings(options.settings, options.redis.isCluster);
     const { Queue, QueueEvents } = await import("bullmq");
     const prefix = bullPrefix(settings);
     // Read before anything is constructed: a Queue whose Redis goes away while nothing listens to its

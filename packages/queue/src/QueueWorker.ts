@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { type ErrorCode, toMeshflowError } from "@meshflow/core";
 import type { DescribeTool, ToolHandler } from "@meshflow/mcp";
 import type { Job, QueueEvents, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connectRedis.js";
 import { CallProcessor } from "./internal/CallProcessor.js";
 import { ConnectionWatch } from "./internal/ConnectionWatch.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
@@ -30,7 +30,7 @@ import {
 /** Options of {@link QueueWorker.start}. */
 export interface QueueWorkerOptions {
   /** A connected client with `maxRetriesPerRequest: null` (`connectRedis(url, { role: "worker" })`). */
-  redis: Redis;
+  redis: RedisClient;
   settings?: Partial<QueueSettings>;
   /** Which queues to process (default both). */
   queues?: readonly QueueName[];
@@ -115,7 +115,7 @@ export class QueueWorker {
 
   /** Starts processing the configured queues; resolves once the workers are connected. */
   static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
-    const settings = queueSettings(options.settings);
+    const settings = queueSettings(options.settings, options.redis.isCluster);
     const queues = options.queues ?? [RUNS_QUEUE, CALLS_QUEUE];
     const name = options.name ?? `${hostname()}:${process.pid}`;
     const { QueueEvents, Worker } = await import("bullmq");

@@ -14,6 +14,7 @@ export {
   assertNoEviction,
   type ConnectRedisOptions,
   connectRedis,
+  isCluster,
   RECONNECT_CAP_MS,
   type RedisClient,
   type RedisRole,
@@ -30,6 +31,7 @@ export {
   bullPrefix,
   CALLS_QUEUE,
   DEFAULT_REDIS_PREFIX,
+  hashTagged,
   type KeepJobs,
   type QueueName,
   type QueueSettings,
@@ -55,6 +57,14 @@ export {
   type QueueCounts,
   RunQueue,
 } from "./RunQueue.js";
+export {
+  type ClusterNode,
+  isRedisClusterUrl,
+  parseRedisClusterUrl,
+  type RedisClusterUrl,
+  redactRedisClusterUrl,
+  redisClusterUrl,
+} from "./redisClusterUrl.js";
 export {
   PRD_JOB,
   RUN_JOB,

@@ -157,7 +157,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     });
     output.err(
       `flow worker ${worker.name}: processing ${queues.join(" and ")} on ${redactRedisUrl(url)} ` +
-        `(prefix ${settings.prefix}); SIGTERM drains and exits`,
+        `(prefix ${worker.settings.prefix}); SIGTERM drains and exits`,
     );
     const signal = await untilSignalled(output);
     output.err(
