@@ -20,6 +20,7 @@ import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
 import { registerWorker } from "./register/worker.js";
 import { registerWorkspaceServer } from "./register/workspaceServer.js";
+import { flushTracing } from "./tracing.js";
 
 /** Every command, in the order `flow --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
@@ -96,5 +97,8 @@ export async function main(argv: readonly string[], output: Output = processOutp
     if (failure.code === "internal" && error instanceof Error && error.stack && process.env.FLOW_DEBUG)
       output.err(error.stack);
     return exitCodeFor(failure.code);
+  } finally {
+    // Spans still buffered are exported before `flow` exits (nothing to do when traces are off).
+    await flushTracing();
   }
 }

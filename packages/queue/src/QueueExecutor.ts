@@ -7,6 +7,7 @@ import type { RedisClient } from "./connectRedis.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
+import type { JobTracing } from "./JobTracing.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings } from "./QueueSettings.js";
 
 /** Default time limit of one MCP call on a worker (the client pool's default). */
@@ -31,6 +32,8 @@ export interface QueueExecutorOptions {
   journalOf?: (call: ToolCall) => string;
   /** How often calls that have waited long are checked against Redis (default 5 s). */
   sweepMs?: number;
+  /** Puts the trace context of each call in its job (see `@meshflow/telemetry`). */
+  tracing?: Pick<JobTracing, "traceparentOf">;
 }
 
 const defaultJournal = (call: ToolCall): string => call.runId ?? call.key.split("/")[0] ?? "_";
@@ -57,6 +60,7 @@ export class QueueExecutor implements Executor {
   readonly #journalOf: (call: ToolCall) => string;
   readonly #callTimeoutMs: number;
   readonly #jobOptions: JobsOptions;
+  readonly #tracing: Pick<JobTracing, "traceparentOf"> | undefined;
   #closed = false;
 
   private constructor(
@@ -71,6 +75,7 @@ export class QueueExecutor implements Executor {
     this.#events = events;
     this.#journalOf = options.journalOf ?? defaultJournal;
     this.#callTimeoutMs = options.callTimeoutMs ?? DEFAULT_QUEUE_CALL_TIMEOUT_MS;
+    this.#tracing = options.tracing;
     this.#jobOptions = {
       attempts: options.attempts ?? 3,
       backoff: { type: "exponential", delay: options.backoffMs ?? 500 },
@@ -109,6 +114,7 @@ export class QueueExecutor implements Executor {
     const runId = ctx.runId ?? call.runId;
     const storyId = ctx.storyId ?? call.storyId;
     const step = ctx.step ?? call.step;
+    const traceparent = this.#tracing?.traceparentOf(call);
     const data: CallJobData = {
       key: call.key,
       tool: call.tool,
@@ -122,6 +128,7 @@ export class QueueExecutor implements Executor {
       ...(ctx.repertoire ? { repertoire: [...ctx.repertoire] } : {}),
       ...(ctx.annotationAware !== undefined ? { annotationAware: ctx.annotationAware } : {}),
       ...(ctx.confirmationToken !== undefined ? { confirmationToken: ctx.confirmationToken } : {}),
+      ...(traceparent ? { traceparent } : {}),
     };
     const jobId = callJobId(call.key);
     // Listen before adding: a fast worker may finish the job before `add` returns.

@@ -7,6 +7,7 @@ import { CallProcessor } from "./internal/CallProcessor.js";
 import { ConnectionWatch } from "./internal/ConnectionWatch.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
+import type { JobTracing } from "./JobTracing.js";
 import {
   bullPrefix,
   CALLS_QUEUE,
@@ -50,6 +51,8 @@ export interface QueueWorkerOptions {
   stalledIntervalMs?: number;
   /** A job whose worker died more often than this fails (default 2). */
   maxStalledCount?: number;
+  /** Runs each tool-call job in a span that continues the queuing run's trace (see `@meshflow/telemetry`). */
+  tracing?: Pick<JobTracing, "callJob">;
   /** Shown on jobs and in Bull Board (default `<host>:<pid>`). */
   name?: string;
   onEvent?: (event: WorkerEvent) => void;
@@ -163,6 +166,7 @@ export class QueueWorker {
           return `${calls.toKey(jobId)}:lock`;
         },
         worker: name,
+        ...(options.tracing ? { tracing: options.tracing } : {}),
       });
       calls = new Worker(CALLS_QUEUE, (job, token) => processor.process(job, token), {
         ...common,

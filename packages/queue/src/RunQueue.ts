@@ -27,6 +27,8 @@ export interface EnqueueRequest {
   failFast?: boolean;
   /** `flow enqueue --model`: the model for every story of the run (over the worker's defaults). */
   model?: string;
+  /** W3C `traceparent` of the enqueuer's span: the run's spans on a worker become its children. */
+  traceparent?: string;
 }
 
 /** What enqueuing did. */
@@ -171,6 +173,7 @@ export class RunQueue {
       prdText: request.prdText,
       failFast: request.failFast === true,
       ...(request.model ? { model: request.model } : {}),
+      ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };
     const keep = { removeOnComplete: s.runsCompleted, removeOnFail: s.runsFailed };

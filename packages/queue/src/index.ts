@@ -21,6 +21,7 @@ export {
   reconnectDelay,
   redactRedisUrl,
 } from "./connectRedis.js";
+export type { CallJobTrace, JobTracing } from "./JobTracing.js";
 export {
   DEFAULT_QUEUE_CALL_TIMEOUT_MS,
   DEFAULT_QUEUE_WAIT_MS,
