@@ -32,17 +32,17 @@ interface AnyValue {
   arrayValue?: { values?: AnyValue[] };
 }
 
-const valueOf = (v: AnyValue | undefined): unknown =>
+const anyValue = (v: AnyValue | undefined): unknown =>
   v === undefined
     ? undefined
     : (v.stringValue ??
       (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
       v.boolValue ??
       v.doubleValue ??
-      v.arrayValue?.values?.map(valueOf));
+      v.arrayValue?.values?.map(anyValue));
 
 const attributesOf = (list: Array<{ key: string; value?: AnyValue }> | undefined) =>
-  Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
+  Object.fromEntries((list ?? []).map((a) => [a.key, anyValue(a.value)]));
 
 interface ExportRequest {
   resourceSpans?: Array<{

@@ -118,7 +118,7 @@ describe("OpenTelemetry traces", () => {
     const probe = (log: string, env: Record<string, string | undefined>) =>
       ws.flow(["run", "prd.json"], {
         NODE_OPTIONS: `--import=${PROBE}`,
-        OTEL_PROBE_LOG: log,
+        MESHFLOW_OTEL_PROBE_LOG: log,
         OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
         ...env,

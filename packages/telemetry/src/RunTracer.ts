@@ -77,13 +77,17 @@ export class RunTracer {
         );
         return;
       case "tool.called":
-        return this.#toolCalled(event);
+        this.#toolCalled(event);
+        return;
       case "tool.result":
-        return this.#toolResult(event);
+        this.#toolResult(event);
+        return;
       case "tool.refused":
-        return this.#toolRefused(event);
+        this.#toolRefused(event);
+        return;
       case "model.turn":
-        return this.#modelTurn(event);
+        this.#modelTurn(event);
+        return;
       case "step.finished": {
         const key = stepKey(event.storyId, event.step);
         const span = this.#steps.get(key);
@@ -123,7 +127,8 @@ export class RunTracer {
         return;
       }
       case "run.finished":
-        return this.#runFinished(event);
+        this.#runFinished(event);
+        return;
     }
   }
 

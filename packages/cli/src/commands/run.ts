@@ -204,7 +204,14 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
       const view = viewFor(options, output);
       const trace = (await processTracing())?.runSink();
       const session = await startRun(
-        { ...env, onEvent: (e) => (view.onEvent(e), trace?.(e)), ...confirmation(options, view) },
+        {
+          ...env,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         {
           prdFile: file,
           runId: options.runId,
@@ -262,7 +269,14 @@ export async function resumeCommand(
       const view = viewFor(options, output);
       const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
-        { ...built, onEvent: (e) => (view.onEvent(e), trace?.(e)), ...confirmation(options, view) },
+        {
+          ...built,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         runId,
       );
       const summary = await drive(session, view, output);

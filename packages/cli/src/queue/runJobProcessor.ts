@@ -122,7 +122,10 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
           routing: env.routing,
           mcpConfig: env.mcpConfig,
           ...(models ? { models } : {}),
-          onEvent: (event) => (tracker.onEvent(event), trace?.(event)),
+          onEvent: (event) => {
+            tracker.onEvent(event);
+            trace?.(event);
+          },
         },
         {
           prdFile,
