@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectRedis, isCluster } from "@meshflow/queue";
@@ -6,7 +7,8 @@ import { FAST_FAILOVER, type FlowWorker, startFlowWorker, until } from "../helpe
 import { type FlowWorkspace, flowWorkspace } from "../helpers/flowWorkspace.js";
 import { enqueue, finishedRun, type queuedStatus } from "../helpers/queuedRuns.js";
 import { type RedisCluster, startRedisCluster } from "../helpers/redisCluster.js";
-import { redisCommand } from "../helpers/redisServer.js";
+import { freePort, redisCommand } from "../helpers/redisServer.js";
+import { FLOW_BIN } from "../helpers/runFlow.js";
 
 // A real 3-master Redis Cluster (three redis-server processes joined by redis-cli --cluster create)
 // carries a batch over two real `flow worker`s; one is killed -9 mid-batch. Every key of meshflow's
@@ -105,5 +107,35 @@ describe("queued runs on a Redis Cluster", () => {
     } finally {
       await redisCommand(port, "CONFIG SET maxmemory-policy noeviction");
     }
+  }, 60_000);
+
+  it("flow dashboard serves the cluster's queues", async () => {
+    const ws = flowWorkspace();
+    ws.writePrd([{ mcpTools: { step1: ["slow"] }, calls: { step1: [append("d.txt", "d")] } }]);
+    const prefix = "{dash}:";
+    await enqueue(ws, cluster.url, ["prd.json", "--redis-prefix", prefix]);
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [FLOW_BIN, "dashboard", "--redis-cluster", cluster.nodes, "--redis-prefix", prefix, "--port", String(port)],
+      { cwd: ws.dir, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          if (d.toString("utf8").includes("dashboard: ")) resolve();
+        });
+        void exit.then((code) => reject(new Error(`flow dashboard exited ${code}`)));
+      });
+      const api = (await (await fetch(`http://127.0.0.1:${port}/api/queues`)).json()) as {
+        queues: Array<{ name: string; counts: Record<string, number> }>;
+      };
+      expect(api.queues.map((q) => q.name).sort()).toEqual(["calls", "runs"]);
+      expect(api.queues.find((q) => q.name === "runs")?.counts.waiting).toBe(1);
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exit).toBe(0);
   }, 60_000);
 });
