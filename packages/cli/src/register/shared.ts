@@ -84,12 +84,16 @@ export function redisOption(
   return new Option("--redis <url>", description).env("FLOW_REDIS_URL");
 }
 
-/** `--redis-cluster <nodes>` (env FLOW_REDIS_CLUSTER): `--redis redis+cluster://<nodes>`. */
-export function redisClusterOption(): Option {
-  return new Option(
+/**
+ * `--redis-cluster <nodes>`: `--redis redis+cluster://<nodes>`; from `FLOW_REDIS_CLUSTER` too unless
+ * `env` is false (`flow status`, whose `--redis` has no environment default either).
+ */
+export function redisClusterOption(env = true): Option {
+  const option = new Option(
     "--redis-cluster <host:port,...>",
     "a Redis Cluster instead of --redis (seed nodes; keys get a {hash tag} prefix so each queue stays in one slot)",
-  ).env("FLOW_REDIS_CLUSTER");
+  );
+  return env ? option.env("FLOW_REDIS_CLUSTER") : option;
 }
 
 /**

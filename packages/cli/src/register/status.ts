@@ -14,7 +14,7 @@ export const registerStatus: Registrar = (program, { output, setExit }) => {
         "show queued runs from this Redis instead of the local run store (a cluster: redis+cluster://host:port,…)",
       ),
     )
-    .addOption(redisClusterOption())
+    .addOption(redisClusterOption(false))
     .addOption(redisPrefixOption())
     .option(
       "--json",
