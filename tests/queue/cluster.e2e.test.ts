@@ -138,4 +138,11 @@ describe("queued runs on a Redis Cluster", () => {
     }
     expect(await exit).toBe(0);
   }, 60_000);
+
+  it("refuses --redis and --redis-cluster together (exit 2)", async () => {
+    const ws = flowWorkspace();
+    const result = await ws.flow(["status", "--redis", "redis://127.0.0.1:1", "--redis-cluster", cluster.nodes]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("give --redis or --redis-cluster, not both");
+  });
 });

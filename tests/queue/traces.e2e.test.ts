@@ -111,6 +111,30 @@ describe("OpenTelemetry traces", () => {
     }
   }, 120_000);
 
+  it("flow run --executor queue: the worker's call spans are children of the run's tool spans", async () => {
+    redis = await startRedisServer();
+    receiver = await startOtlpReceiver();
+    const ws = flowWorkspace();
+    ws.writePrd([{ mcpTools: { step1: ["slow"] }, calls: { step1: [append("q.txt", "q")] } }]);
+    const calls = await startFlowWorker(
+      ws,
+      redis.url,
+      ["--queues", "calls", "--name", "C"],
+      otel(receiver.endpoint, "mf-calls"),
+    );
+    workers.push(calls);
+    const run = await ws.flow(
+      ["run", "prd.json", "--executor", "queue", "--redis", redis.url],
+      otel(receiver.endpoint, "mf-run"),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await calls.stop("SIGTERM")).toBe(0);
+    const tool = only(receiver.spans, (s) => s.name === "tool slow__append_line", "tool span");
+    expect(tool.service).toBe("mf-run");
+    const call = only(receiver.spans, (s) => s.name === "call slow__append_line", "call span");
+    expect(call).toMatchObject({ service: "mf-calls", parentSpanId: tool.spanId, traceId: tool.traceId });
+  }, 90_000);
+
   it("a run without OTEL_EXPORTER_OTLP_ENDPOINT loads no @opentelemetry module; with it, the exporter is loaded", async () => {
     const ws = flowWorkspace();
     ws.writePrd([{ mcpTools: { step1: ["slow"] }, calls: { step1: [append("p.txt", "x")] } }]);
