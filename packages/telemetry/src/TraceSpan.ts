@@ -1,14 +1,9 @@
 import type * as Api from "@opentelemetry/api";
+import { definedAttributes } from "./internal/attributes.js";
 import { formatTraceparent } from "./traceparent.js";
 
 /** Attribute values meshflow puts on spans. */
 export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
-
-const defined = (attributes: SpanAttributes): Api.Attributes => {
-  const out: Api.Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
-};
 
 /** One span of a meshflow trace; ended once (later calls of `end` do nothing). */
 export class TraceSpan {
@@ -29,13 +24,13 @@ export class TraceSpan {
 
   /** Adds attributes (undefined values are left out). */
   set(attributes: SpanAttributes): this {
-    this.span.setAttributes(defined(attributes));
+    this.span.setAttributes(definedAttributes(attributes));
     return this;
   }
 
   /** Adds a span event (a refusal, a failed gate, …). */
   event(name: string, attributes: SpanAttributes = {}, time?: Date): this {
-    this.span.addEvent(name, defined(attributes), time);
+    this.span.addEvent(name, definedAttributes(attributes), time);
     return this;
   }
 

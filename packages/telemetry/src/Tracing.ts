@@ -1,6 +1,7 @@
 import type { RunEvent, ToolResult } from "@meshflow/core";
 import type * as Api from "@opentelemetry/api";
 import { GEN_AI_OPERATION_NAME, GEN_AI_TOOL_NAME } from "./genAiAttributes.js";
+import { definedAttributes } from "./internal/attributes.js";
 import { loadOtel, type Otel } from "./internal/loadOtel.js";
 import { RunTracer } from "./RunTracer.js";
 import { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
@@ -86,8 +87,8 @@ export class Tracing {
     const span = tracer.startSpan(
       name,
       {
-        kind: KINDS(api)[options.kind ?? "internal"],
-        ...(options.attributes ? { attributes: clean(options.attributes) } : {}),
+        kind: spanKinds(api)[options.kind ?? "internal"],
+        ...(options.attributes ? { attributes: definedAttributes(options.attributes) } : {}),
         ...(options.startTime ? { startTime: options.startTime } : {}),
       },
       this.#context(options.parent),
@@ -176,16 +177,10 @@ export class Tracing {
   }
 }
 
-const KINDS = (api: typeof Api): Record<SpanKindName, Api.SpanKind> => ({
+const spanKinds = (api: typeof Api): Record<SpanKindName, Api.SpanKind> => ({
   internal: api.SpanKind.INTERNAL,
   client: api.SpanKind.CLIENT,
   server: api.SpanKind.SERVER,
   producer: api.SpanKind.PRODUCER,
   consumer: api.SpanKind.CONSUMER,
 });
-
-function clean(attributes: SpanAttributes): Api.Attributes {
-  const out: Api.Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
-}
