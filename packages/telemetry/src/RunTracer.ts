@@ -25,27 +25,30 @@ const stepKey = (storyId: string, step: number) => `${storyId}/step${step}`;
 export class RunTracer {
   readonly #tracing: Tracing;
   readonly #parent: string | undefined;
+  readonly #prd: string | undefined;
   #run: TraceSpan | undefined;
   readonly #stories = new Map<string, TraceSpan>();
   readonly #steps = new Map<string, TraceSpan>();
   /** Tool-call keys this run opened (closed in the shared registry when they end). */
   readonly #tools = new Set<string>();
 
-  constructor(tracing: Tracing, parent?: string) {
+  /** `parent`: a `traceparent` for the run span; `prd`: the PRD's name to show instead of the event's path. */
+  constructor(tracing: Tracing, parent?: string, prd?: string) {
     this.#tracing = tracing;
     this.#parent = parent;
+    this.#prd = prd;
   }
 
   onEvent(event: RunEvent): void {
     switch (event.type) {
       case "run.started":
       case "run.resumed":
-        this.#run = this.#tracing.startSpan(`run ${event.prd}`, {
+        this.#run = this.#tracing.startSpan(`run ${this.#prd ?? event.prd}`, {
           ...(this.#parent ? { parent: this.#parent } : {}),
           startTime: at(event),
           attributes: {
             "meshflow.run.id": event.runId,
-            "meshflow.prd": event.prd,
+            "meshflow.prd": this.#prd ?? event.prd,
             "meshflow.run.resumed": event.type === "run.resumed",
             ...(event.type === "run.started" ? { "meshflow.run.stories": event.stories } : {}),
           },

@@ -111,10 +111,11 @@ export class Tracing {
 
   /**
    * An `onEvent` sink that turns a run's events into spans: run → story → step → tool call and model
-   * turn. `parent`: the `traceparent` of the span that queued the run (a `flow enqueue`).
+   * turn. `parent`: the `traceparent` of the span that queued the run (a `flow enqueue`); `prd`: the
+   * PRD as the user named it, when the run reads a copy (a queued run on a worker).
    */
-  runSink(options: { parent?: string } = {}): (event: RunEvent) => void {
-    const tracer = new RunTracer(this, options.parent);
+  runSink(options: { parent?: string; prd?: string } = {}): (event: RunEvent) => void {
+    const tracer = new RunTracer(this, options.parent, options.prd);
     return (event) => tracer.onEvent(event);
   }
 

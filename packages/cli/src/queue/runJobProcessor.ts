@@ -110,7 +110,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
     const tracker = new StoryTracker(board, data.runId, worker);
-    const trace = env.tracing?.runSink(data.traceparent ? { parent: data.traceparent } : {});
+    const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
       const store = new QueuedRunStore(env.files, new RedisCallJournal(env.redis, data.executionId, env.settings));
       const models = env.models ? await env.models(data.model) : undefined;
