@@ -10,6 +10,7 @@ import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runMcpSuite } from "./suites/runMcp.js";
 import { runtimeSuite } from "./suites/runtime.js";
+import { scaleSuite } from "./suites/scale.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
@@ -23,6 +24,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   resolver: resolverSuite,
   "run-mcp": runMcpSuite,
   runtime: runtimeSuite,
+  scale: scaleSuite,
   workspace: workspaceSuite,
 };
 

@@ -18,6 +18,7 @@ import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
+import { processTracing } from "../tracing.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
@@ -205,8 +206,16 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
     return await withEnvironment({ ...options, models, warm }, async (env) => {
       if (options.dryRun) return dryRunCommand(file, options, env, output);
       const view = viewFor(options, output);
+      const trace = (await processTracing())?.runSink();
       const session = await startRun(
-        { ...env, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        {
+          ...env,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         {
           prdFile: file,
           runId: options.runId,
@@ -262,8 +271,16 @@ export async function resumeCommand(
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);
+      const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
-        { ...built, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        {
+          ...built,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         runId,
       );
       const summary = await drive(session, view, output);

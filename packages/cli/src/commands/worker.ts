@@ -4,6 +4,7 @@ import type { QueueExecutor, QueueName, WorkerEvent } from "@meshflow/queue";
 import type { ToolPlane } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
+import { processTracing } from "../tracing.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
 import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
@@ -95,6 +96,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const storeRoot = resolve(options.store);
   const redis = await connectRedis(url, { role: "worker", name: "meshflow:worker" });
+  const tracing = await processTracing();
   let pool: InstanceType<typeof mcp.ClientPool> | undefined;
   let executor: QueueExecutor | undefined;
   let plane: ToolPlane | undefined;
@@ -116,7 +118,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       const agents = agentPaths(options.agents);
       const loaded = await runtime.loadSpecialists(agents.paths, agents);
       const skillsDir = resolveSkillsDir(options.skills);
-      executor = await QueueExecutor.open({ redis, settings });
+      executor = await QueueExecutor.open({ redis, settings, ...(tracing ? { tracing } : {}) });
       const queueExecutor = executor;
       plane = await runtime.createToolPlane({
         mcpConfig,
@@ -138,6 +140,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         redis,
         settings,
         models: catalogsByModel(options),
+        ...(tracing ? { tracing } : {}),
       });
     }
     const worker = await QueueWorker.start({
@@ -149,6 +152,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       chain,
       describe: mcp.describeFromPool(pool),
       ...(runs ? { runs } : {}),
+      ...(tracing ? { tracing } : {}),
       lockDurationMs: options.lockDuration,
       stalledIntervalMs: options.stalledInterval,
       maxStalledCount: options.maxStalled,
@@ -157,7 +161,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     });
     output.err(
       `flow worker ${worker.name}: processing ${queues.join(" and ")} on ${redactRedisUrl(url)} ` +
-        `(prefix ${settings.prefix}); SIGTERM drains and exits`,
+        `(prefix ${worker.settings.prefix}); SIGTERM drains and exits`,
     );
     const signal = await untilSignalled(output);
     output.err(

@@ -10,6 +10,7 @@ import {
   type RunJobProcessor,
 } from "@meshflow/queue";
 import { type FileRunStore, type Specialist, startRun, type ToolPlane } from "@meshflow/runtime";
+import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";
 
@@ -30,6 +31,8 @@ export interface WorkerRunEnvironment {
   settings: QueueSettings;
   /** The models of a job's run: its `--model` from `flow enqueue`, else the worker's settings. */
   models?: (model: string | undefined) => Promise<ModelCatalog>;
+  /** Spans of each run, children of the span that queued it (when traces are exported). */
+  tracing?: Pick<Tracing, "runSink">;
 }
 
 /**
@@ -107,6 +110,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
     const tracker = new StoryTracker(board, data.runId, worker);
+    const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
       const store = new QueuedRunStore(env.files, new RedisCallJournal(env.redis, data.executionId, env.settings));
       const models = env.models ? await env.models(data.model) : undefined;
@@ -118,7 +122,10 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
           routing: env.routing,
           mcpConfig: env.mcpConfig,
           ...(models ? { models } : {}),
-          onEvent: (event) => tracker.onEvent(event),
+          onEvent: (event) => {
+            tracker.onEvent(event);
+            trace?.(event);
+          },
         },
         {
           prdFile,
