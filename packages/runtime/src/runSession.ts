@@ -22,6 +22,7 @@ import { assertRunId, newRunId } from "./store/FileRunStore.js";
 import type { RunOptions, RunRecord } from "./store/RunRecord.js";
 import type { RunHandle, RunStore } from "./store/RunStore.js";
 import type { ToolPlane } from "./ToolPlane.js";
+import { afterStory, hookedStep, type StoryHooks } from "./workflow/StoryHooks.js";
 
 /** What a run needs: tools, a store, specialists, routing and the MCP config. */
 export interface RunDependencies {
@@ -36,6 +37,8 @@ export interface RunDependencies {
   confirmDestructive?: ConfirmDestructive;
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */
   models?: ModelCatalog;
+  /** The PRD workflow around each story (progress log, story memory, commits, re-runs). */
+  hooks?: StoryHooks;
 }
 
 /** How a new run is started. */
@@ -181,7 +184,10 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       specialists: deps.specialists,
       journal: h.journal,
       emit,
-      log: (entry) => h.log(entry),
+      log: (entry) => {
+        h.log(entry);
+        deps.hooks?.onLog?.(entry);
+      },
       signal: controller.signal,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
@@ -262,6 +268,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       gate: gate ?? null,
       time: now(),
     });
+    warnings.push(...(await afterStory(deps.hooks, { runId, plan: requirePlan(), planned, status, summary, steps, gate })));
     // Only here, after every step and the gate passed, does a story become `passes: true`.
     if (status === "passed" && gate?.passed) prdWriter().mark(passMark(h, planned.story.id));
     requireRunner().forget(planned);
@@ -279,18 +286,17 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
             prd: mode.checked.plan.prdFile,
             stories: mode.handle.record().stories,
           });
-    if (value === "working")
-      return requireRunner()
-        .think(
-          storyOf(context.story),
-          context.step,
-          context.steps.map((s) => ({
-            step: s.step,
-            specialist: s.specialist,
-            outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
-          })),
-        )
-        .then((result) => ({ type: "STEP_DONE", result }));
+    if (value === "working") {
+      const steps = context.steps.map((s) => ({
+        step: s.step,
+        specialist: s.specialist,
+        outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
+      }));
+      const planned = storyOf(context.story);
+      return hookedStep(deps.hooks, requirePlan(), planned, { step: context.step, steps }, (memory) =>
+        requireRunner().think(planned, context.step, memory),
+      ).then((result) => ({ type: "STEP_DONE", result }));
+    }
     if (value === "gating")
       return runVerify(
         storyOf(context.story).story.verify ?? [],

@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, realpathSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { readNdjson } from "../internal/ndjson.js";
+import type { Learning, Recall, StoryRecall } from "./RunMemory.js";
+
+/** How many finished stories and learnings a step is shown at most (newest first). */
+export const RECALL_LIMITS = { stories: 20, learnings: 20 } as const;
+
+function realOrResolved(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return resolve(file);
+  }
+}
+
+/**
+ * The structured story memory in the run store: `<store>/memory/<prd-name>-<hash>.ndjson`, one line per
+ * concluded story of that PRD (whatever run concluded it), appended, never rewritten. The hash is of the
+ * PRD's real path, so two PRDs of the same name in different folders keep apart.
+ */
+export class StoryMemory {
+  readonly root: string;
+
+  /** `storeRoot`: the run store's folder (e.g. `.flow`). */
+  constructor(storeRoot: string) {
+    this.root = join(resolve(storeRoot), "memory");
+  }
+
+  /** The memory file of a PRD. */
+  fileOf(prdFile: string): string {
+    const real = realOrResolved(prdFile);
+    const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
+    return join(this.root, `${basename(real).replace(/\.json$/, "")}-${hash}.ndjson`);
+  }
+
+  /** Records a concluded story of `prdFile`. */
+  append(prdFile: string, entry: StoryRecall): void {
+    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    appendFileSync(this.fileOf(prdFile), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+  }
+
+  /** Every recorded story of `prdFile`, oldest first. */
+  entries(prdFile: string): StoryRecall[] {
+    return readNdjson(this.fileOf(prdFile)) as StoryRecall[];
+  }
+
+  /** The latest record of each story of `prdFile`, by story id. */
+  latest(prdFile: string): Map<string, StoryRecall> {
+    const latest = new Map<string, StoryRecall>();
+    for (const entry of this.entries(prdFile)) latest.set(entry.storyId, entry);
+    return latest;
+  }
+
+  /**
+   * What a step of `storyId` in `prdFile` is told: the PRD's other finished stories (their latest
+   * record, passed ones only) and the learnings of this PRD and the `related` PRDs, newest first,
+   * bounded by {@link RECALL_LIMITS}.
+   */
+  recall(prdFile: string, storyId: string, related: readonly string[] = []): Recall {
+    const stories = [...this.latest(prdFile).values()]
+      .filter((s) => s.storyId !== storyId && s.status === "passed")
+      .sort(newestFirst)
+      .slice(0, RECALL_LIMITS.stories);
+    const learnings: Learning[] = [];
+    for (const file of [prdFile, ...related])
+      for (const s of this.entries(file))
+        for (const text of s.learnings) learnings.push({ prd: s.prd, storyId: s.storyId, text, time: s.time });
+    learnings.sort(newestFirst);
+    return { stories, learnings: learnings.slice(0, RECALL_LIMITS.learnings) };
+  }
+}
+
+function newestFirst(a: { time: string }, b: { time: string }): number {
+  return a.time < b.time ? 1 : a.time > b.time ? -1 : 0;
+}

@@ -1,0 +1,147 @@
+import { basename, dirname, join, resolve } from "node:path";
+import { MeshflowError, toMeshflowError } from "@meshflow/core";
+import { commitType } from "./commitTypes.js";
+import { Git, type TreeState } from "./Git.js";
+import { ProgressLog, progressFileOf } from "./ProgressLog.js";
+import type { StoryRecall } from "./RunMemory.js";
+import type { CarriedStep, ConcludedStory, StoryHooks } from "./StoryHooks.js";
+import { StoryMemory } from "./StoryMemory.js";
+
+/** How the PRD workflow runs around one PRD's stories. */
+export interface PrdWorkflowOptions {
+  prdFile: string;
+  /** The run store's folder: the story memory lives in its `memory/`. */
+  storeRoot: string;
+  /** PRD files whose learnings this PRD's steps see too (its `dependsOn`). */
+  related?: readonly string[];
+  /** Commit each story that passed its gate (`--commit`, `"git": {"commit": true}`). */
+  commit?: boolean;
+  /** The repository of the PRD (found with {@link Git.find}); without it nothing is committed and no files are listed. */
+  git?: Git;
+  /** Steps kept from an earlier run, by story id then step index (`--rerun-failed`). */
+  carried?: ReadonlyMap<string, ReadonlyMap<number, CarriedStep>>;
+  /** Told of each commit made. */
+  onCommit?: (commit: StoryCommit) => void;
+}
+
+/** A story's commit. */
+export interface StoryCommit {
+  storyId: string;
+  commit: string;
+  message: string;
+  files: string[];
+}
+
+/**
+ * The runtime's own files around a PRD, never committed by a story nor counted as a dirty tree: the
+ * PRD files themselves (the completion gate writes them), their progress logs and locks, their
+ * `archive/` folder, and the run store.
+ */
+export function bookkeeping(git: Git, prdFiles: readonly string[], storeRoot: string): (path: string) => boolean {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const prd of prdFiles) {
+    for (const file of [prd, progressFileOf(prd), join(dirname(prd), `.${basename(prd)}.lock`)]) {
+      const rel = git.relative(file);
+      if (rel) exact.add(rel);
+    }
+    const archive = git.relative(join(dirname(prd), "archive"));
+    if (archive) prefixes.push(`${archive}/`);
+  }
+  const store = git.relative(storeRoot);
+  if (store) prefixes.push(`${store}/`);
+  return (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
+}
+
+/**
+ * Refuses a repository with uncommitted changes (besides the runtime's {@link bookkeeping}) before a
+ * run that commits: `tree_dirty`, naming up to ten paths.
+ */
+export async function assertCleanTree(git: Git, ignored: (path: string) => boolean): Promise<void> {
+  const dirty = [...(await git.state()).keys()].filter((p) => !ignored(p));
+  if (dirty.length)
+    throw new MeshflowError(
+      "tree_dirty",
+      `${git.root} has uncommitted changes (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … ${dirty.length - 10} more` : ""}); commit or stash them, or pass --allow-dirty`,
+      { details: { root: git.root, paths: dirty } },
+    );
+}
+
+/**
+ * The PRD workflow as {@link StoryHooks}: each concluded story is appended to the PRD's progress log
+ * and to the story memory (with the files its steps changed, from `git status` before and after the
+ * story, and its specialists' learnings); a step is told the PRD's finished stories and the learnings
+ * of related PRDs; with `commit`, a story that passed its gate is committed alone.
+ */
+export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
+  const prdFile = resolve(options.prdFile);
+  const memory = new StoryMemory(options.storeRoot);
+  const progress = new ProgressLog(prdFile);
+  const related = (options.related ?? []).map((f) => resolve(f));
+  const { git } = options;
+  const ignored = git ? bookkeeping(git, [prdFile, ...related], options.storeRoot) : () => true;
+  const before = new Map<string, TreeState>();
+  const learnings = new Map<string, string[]>();
+  const problems = new Map<string, string[]>();
+
+  return {
+    async beforeStory(planned) {
+      learnings.delete(planned.story.id);
+      if (!git) return;
+      try {
+        before.set(planned.story.id, await git.state());
+      } catch (error) {
+        problems.set(planned.story.id, [`git status before the story: ${toMeshflowError(error).message}`]);
+      }
+    },
+    recall: (planned) => memory.recall(prdFile, planned.story.id, related),
+    carried(planned, stepIndex) {
+      const kept = options.carried?.get(planned.story.id)?.get(stepIndex);
+      // A PRD edited since the earlier run may have other steps there: those run again.
+      return kept && kept.step === planned.story.mavenSteps[stepIndex] ? kept : undefined;
+    },
+    onLog(entry) {
+      if (entry.level !== "learning" || typeof entry.storyId !== "string" || typeof entry.message !== "string") return;
+      const list = learnings.get(entry.storyId) ?? [];
+      list.push(entry.message);
+      learnings.set(entry.storyId, list);
+    },
+    async afterStory(done: ConcludedStory) {
+      const { story } = done.planned;
+      const warnings = (problems.get(story.id) ?? []).map((w) => `${story.id}: ${w}`);
+      problems.delete(story.id);
+      const start = before.get(story.id);
+      before.delete(story.id);
+      let files: string[] = [];
+      if (git && start) files = Git.changed(start, await git.state()).filter((p) => !ignored(p));
+      const entry: StoryRecall = {
+        prd: basename(prdFile),
+        storyId: story.id,
+        title: story.title,
+        status: done.status,
+        summary: done.summary,
+        files,
+        learnings: learnings.get(story.id) ?? [],
+        runId: done.runId,
+        time: new Date().toISOString(),
+      };
+      learnings.delete(story.id);
+      const passed = done.status === "passed" && done.gate?.passed === true;
+      if (options.commit && passed) {
+        if (!git) warnings.push(`${story.id}: not committed: ${prdFile} is not in a git repository`);
+        else if (!start)
+          warnings.push(`${story.id}: not committed: the tree before the story is unknown (the run was resumed mid-story)`);
+        else if (!files.length) warnings.push(`${story.id}: nothing to commit: its steps changed no file`);
+        else {
+          const type = commitType(done.steps.map((s) => s.specialist));
+          const message = `${type}: ${story.id} ${story.title}`;
+          entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
+          options.onCommit?.({ storyId: story.id, commit: entry.commit, message, files });
+        }
+      }
+      memory.append(prdFile, entry);
+      progress.append(entry);
+      return warnings;
+    },
+  };
+}
