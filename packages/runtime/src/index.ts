@@ -95,8 +95,8 @@ export {
   prdWorkflow,
   type StoryCommit,
 } from "./workflow/prdWorkflow.js";
-export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { Learning, Recall, RunMemory, StoryRecall } from "./workflow/RunMemory.js";
 export { runMemory } from "./workflow/RunMemory.js";
+export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
 export { RECALL_LIMITS, StoryMemory } from "./workflow/StoryMemory.js";

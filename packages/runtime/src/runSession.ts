@@ -268,7 +268,9 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
       gate: gate ?? null,
       time: now(),
     });
-    warnings.push(...(await afterStory(deps.hooks, { runId, plan: requirePlan(), planned, status, summary, steps, gate })));
+    warnings.push(
+      ...(await afterStory(deps.hooks, { runId, plan: requirePlan(), planned, status, summary, steps, gate })),
+    );
     // Only here, after every step and the gate passed, does a story become `passes: true`.
     if (status === "passed" && gate?.passed) prdWriter().mark(passMark(h, planned.story.id));
     requireRunner().forget(planned);

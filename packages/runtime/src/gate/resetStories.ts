@@ -22,7 +22,11 @@ function formattingOf(text: string): FormattingOptions {
 }
 
 /** The PRD text with the chosen stories reset; throws `usage` naming an unknown story id. */
-function resetText(text: string, file: string, storyIds: readonly string[] | undefined): ResetResult & { text: string } {
+function resetText(
+  text: string,
+  file: string,
+  storyIds: readonly string[] | undefined,
+): ResetResult & { text: string } {
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as { userStories?: unknown };
   if (errors.length || !Array.isArray(data?.userStories))

@@ -71,7 +71,9 @@ function recalled(memory: readonly StepMemory[]): Pick<ModelTask, "finished" | "
           })),
         }
       : {}),
-    ...(learnings.length ? { learnings: learnings.map((l) => ({ prd: l.prd, storyId: l.storyId, text: l.text })) } : {}),
+    ...(learnings.length
+      ? { learnings: learnings.map((l) => ({ prd: l.prd, storyId: l.storyId, text: l.text })) }
+      : {}),
   };
 }
 

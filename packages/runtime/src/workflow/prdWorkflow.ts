@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { MeshflowError, toMeshflowError } from "@meshflow/core";
+import { isPrdFileName, MeshflowError, toMeshflowError } from "@meshflow/core";
 import { commitType } from "./commitTypes.js";
 import { Git, type TreeState } from "./Git.js";
 import { ProgressLog, progressFileOf } from "./ProgressLog.js";
@@ -33,24 +33,40 @@ export interface StoryCommit {
 }
 
 /**
- * The runtime's own files around a PRD, never committed by a story nor counted as a dirty tree: the
- * PRD files themselves (the completion gate writes them), their progress logs and locks, their
- * `archive/` folder, and the run store.
+ * The runtime's own files around PRDs, never committed by a story nor counted as a dirty tree: in the
+ * folder of each PRD, every PRD file (the completion gate writes them), progress log, PRD lock and the
+ * `archive/` folder; and the run store.
  */
 export function bookkeeping(git: Git, prdFiles: readonly string[], storeRoot: string): (path: string) => boolean {
-  const exact = new Set<string>();
+  const folders = new Set<string>();
   const prefixes: string[] = [];
+  // The given PRDs by name too, whatever their names (a plain `prd.json`).
+  const exact = new Set(
+    prdFiles.flatMap((prd) =>
+      [prd, progressFileOf(prd), join(dirname(prd), `.${basename(prd)}.lock`)].flatMap((f) => git.relative(f) ?? []),
+    ),
+  );
   for (const prd of prdFiles) {
-    for (const file of [prd, progressFileOf(prd), join(dirname(prd), `.${basename(prd)}.lock`)]) {
-      const rel = git.relative(file);
-      if (rel) exact.add(rel);
-    }
-    const archive = git.relative(join(dirname(prd), "archive"));
-    if (archive) prefixes.push(`${archive}/`);
+    const folder = git.relative(dirname(resolve(prd)));
+    const inRoot = dirname(resolve(prd)) === git.root;
+    if (folder === undefined && !inRoot) continue;
+    const rel = folder ?? "";
+    folders.add(rel);
+    prefixes.push(`${rel ? `${rel}/` : ""}archive/`);
   }
   const store = git.relative(storeRoot);
   if (store) prefixes.push(`${store}/`);
-  return (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
+  return (path) => {
+    const slash = path.lastIndexOf("/");
+    const folder = slash < 0 ? "" : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    const own =
+      folders.has(folder) &&
+      (isPrdFileName(name) ||
+        name.endsWith(".progress.md") ||
+        (name.startsWith(".") && name.endsWith(".json.lock") && isPrdFileName(name.slice(1, -5))));
+    return own || exact.has(path) || prefixes.some((p) => path.startsWith(p));
+  };
 }
 
 /**
@@ -114,6 +130,9 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       before.delete(story.id);
       let files: string[] = [];
       if (git && start) files = Git.changed(start, await git.state()).filter((p) => !ignored(p));
+      // A re-run keeps steps of an earlier run: what they changed is part of the story too.
+      if (options.carried?.get(story.id)?.size)
+        files = [...new Set([...files, ...(memory.latest(prdFile).get(story.id)?.files ?? [])])].sort();
       const entry: StoryRecall = {
         prd: basename(prdFile),
         storyId: story.id,
@@ -130,7 +149,9 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       if (options.commit && passed) {
         if (!git) warnings.push(`${story.id}: not committed: ${prdFile} is not in a git repository`);
         else if (!start)
-          warnings.push(`${story.id}: not committed: the tree before the story is unknown (the run was resumed mid-story)`);
+          warnings.push(
+            `${story.id}: not committed: the tree before the story is unknown (the run was resumed mid-story)`,
+          );
         else if (!files.length) warnings.push(`${story.id}: nothing to commit: its steps changed no file`);
         else {
           const type = commitType(done.steps.map((s) => s.specialist));
