@@ -26,7 +26,7 @@ import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
-import { runPrds, type WorkflowFlags } from "./runPrds.js";
+import { resumedHooks, runPrds, type WorkflowFlags } from "./runPrds.js";
 import { storyReports } from "./runReport.js";
 
 /** Options of `flow run`. */
@@ -254,8 +254,9 @@ export async function resumeCommand(
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);
+      const hooks = await resumedHooks(record, built, options, output);
       const session = await resumeRun(
-        { ...built, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        { ...built, hooks, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
         runId,
       );
       const summary = await drive(session, view, output);

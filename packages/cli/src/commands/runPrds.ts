@@ -14,7 +14,10 @@ import {
   type CarriedStep,
   Git,
   prdWorkflow,
+  type RunOptions,
+  type RunRecord,
   rerunPlan,
+  type StoryHooks,
   StoryMemory,
   startRun,
 } from "@meshflow/runtime";
@@ -202,17 +205,12 @@ async function runOne(
     const created = await git.checkoutBranch(prd.branchName);
     if (!options.json) output.err(`${created ? "created and checked out" : "on"} branch ${prd.branchName}`);
   }
-  const hooks = prdWorkflow({
-    prdFile: target.file,
-    storeRoot: env.store.root,
-    related: target.dependsOn,
+  const workflow = {
     commit,
-    ...(git ? { git } : {}),
-    ...(target.carried ? { carried: target.carried } : {}),
-    onCommit: (c) => {
-      if (!options.json) output.err(`committed ${c.commit.slice(0, 12)} ${c.message} (${c.files.length} file(s))`);
-    },
-  });
+    ...(target.dependsOn.length ? { related: target.dependsOn } : {}),
+    ...(options.rerunFailed ? { rerunOf: options.rerunFailed } : {}),
+  };
+  const hooks = workflowHooks(target.file, workflow, env, git, options, output, target.carried);
   const session = await startRun(
     { ...env, hooks, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
     {
@@ -228,6 +226,7 @@ async function runOne(
         ...(env.recorded.builtin ? { builtin: true } : {}),
         models,
         ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
+        workflow,
       },
     },
   );
@@ -235,4 +234,43 @@ async function runOne(
   if (!options.json) await printSummaryTable(summary, env.store, output);
   const { passed, failed, blocked } = summary.counts;
   return { code: report(summary, options, output), stories: passed + failed + blocked };
+}
+
+/** The PRD workflow's hooks of a run: progress log, story memory, commits, kept steps of a re-run. */
+function workflowHooks(
+  prdFile: string,
+  workflow: NonNullable<RunOptions["workflow"]>,
+  env: RunEnvironment,
+  git: Git | undefined,
+  options: { json?: boolean | undefined },
+  output: Output,
+  carried?: Map<string, Map<number, CarriedStep>>,
+): StoryHooks {
+  return prdWorkflow({
+    prdFile,
+    storeRoot: env.store.root,
+    related: workflow.related ?? [],
+    commit: workflow.commit === true,
+    ...(git ? { git } : {}),
+    ...(carried ? { carried } : {}),
+    onCommit: (c) => {
+      if (!options.json) output.err(`committed ${c.commit.slice(0, 12)} ${c.message} (${c.files.length} file(s))`);
+    },
+  });
+}
+
+/**
+ * The hooks of a resumed run, from what its record says of the workflow: the same progress log,
+ * memory and commits; a re-run's kept steps are planned again from the run it re-runs.
+ */
+export async function resumedHooks(
+  record: RunRecord,
+  env: RunEnvironment,
+  options: { json?: boolean | undefined },
+  output: Output,
+): Promise<StoryHooks> {
+  const workflow = record.options.workflow ?? {};
+  const git = await Git.find(dirname(record.prd));
+  const carried = workflow.rerunOf ? (await rerunPlan(env.store, workflow.rerunOf)).carried : undefined;
+  return workflowHooks(record.prd, workflow, env, git, options, output, carried);
 }
