@@ -193,4 +193,45 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
     expect(existsSync(join(repo.dir, "prds/prd-auth.progress.md"))).toBe(false);
     expect(readdirSync(join(repo.dir, "prds/archive"))).toEqual([expect.stringMatching(/-prd-auth\.progress\.md$/)]);
   });
+
+  it("--branch checks out the PRD's branchName; --allow-dirty commits next to a user's uncommitted file; --max-stories on one PRD", async () => {
+    const repo = repository();
+    writePrd(repo, "prd-ui.json", [writes(repo, "src/ui/a.ts"), writes(repo, "src/ui/b.ts")], {
+      git: { commit: true },
+    });
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "PRD");
+    writeFileSync(join(repo.dir, "notes.txt"), "a user's work in progress\n");
+
+    const refused = await repo.flow(["run", "prds/prd-ui.json", "--branch"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("uncommitted changes (notes.txt)");
+    expect(repo.git("branch", "--show-current").trim()).toBe("main");
+
+    // "git": {"commit": true} in the PRD commits without --commit.
+    const run = await repo.flow(["run", "prds/prd-ui.json", "--branch", "--allow-dirty", "--max-stories", "1"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("created and checked out branch flow/ui");
+    expect(repo.git("branch", "--show-current").trim()).toBe("flow/ui");
+    expect(repo.commits()).toEqual([
+      { subject: "feat: UI-1 UI story 1", body: expect.stringMatching(/^Meshflow-Run: /), files: ["src/ui/a.ts"] },
+    ]);
+    expect(repo.git("status", "--porcelain", "--", "notes.txt")).toContain("notes.txt");
+    const prd = JSON.parse(readFileSync(join(repo.dir, "prds/prd-ui.json"), "utf8"));
+    expect(prd.userStories.map((s: { passes: boolean }) => s.passes)).toEqual([true, false]);
+  });
+
+  it("documents the new commands and flags in --help", async () => {
+    const repo = repository();
+    const run = await repo.flow(["run", "--help"]);
+    for (const flag of ["--max-stories <n>", "--commit", "--allow-dirty", "--branch", "--rerun-failed <runId>"])
+      expect(run.stdout).toContain(flag);
+    const reset = await repo.flow(["reset", "--help"]);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain("--archive");
+    expect(reset.stdout).toContain("Exit codes:");
+    const missing = await repo.flow(["run"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("flow run needs a PRD file or a folder of PRDs");
+  });
 });
