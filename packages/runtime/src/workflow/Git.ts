@@ -39,8 +39,11 @@ export class Git {
     return rel.split(sep).join("/");
   }
 
-  /** Every changed, staged or untracked path, each with its status and a digest of its content. */
-  async state(): Promise<TreeState> {
+  /**
+   * Every changed, staged or untracked path, each with its status and a digest of its content; paths
+   * `ignored` says are left out (and never read: the run store's files grow during a run).
+   */
+  async state(ignored: (path: string) => boolean = () => false): Promise<TreeState> {
     const out = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
     const state = new Map<string, string>();
     const parts = out.split("\0");
@@ -49,8 +52,8 @@ export class Git {
       if (entry.length < 4) continue;
       const code = entry.slice(0, 2);
       const path = entry.slice(3);
-      state.set(path, `${code} ${digestOf(join(this.root, path))}`);
       if (code.startsWith("R") || code.startsWith("C")) i++; // the source path follows
+      if (!ignored(path)) state.set(path, `${code} ${digestOf(join(this.root, path))}`);
     }
     return state;
   }

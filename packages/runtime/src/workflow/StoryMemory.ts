@@ -22,6 +22,8 @@ function realOrResolved(file: string): string {
  */
 export class StoryMemory {
   readonly root: string;
+  /** Entries read or appended by this instance, by memory file: a file is read once per instance. */
+  readonly #cache = new Map<string, StoryRecall[]>();
 
   /** `storeRoot`: the run store's folder (e.g. `.flow`). */
   constructor(storeRoot: string) {
@@ -38,12 +40,23 @@ export class StoryMemory {
   /** Records a concluded story of `prdFile`. */
   append(prdFile: string, entry: StoryRecall): void {
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    appendFileSync(this.fileOf(prdFile), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    const file = this.fileOf(prdFile);
+    appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    this.#cache.get(file)?.push(entry);
   }
 
-  /** Every recorded story of `prdFile`, oldest first. */
+  /**
+   * Every recorded story of `prdFile`, oldest first. Read once per instance (a run's steps would
+   * otherwise read a growing file again and again); later appends of this instance are included.
+   */
   entries(prdFile: string): StoryRecall[] {
-    return readNdjson(this.fileOf(prdFile)) as StoryRecall[];
+    const file = this.fileOf(prdFile);
+    let entries = this.#cache.get(file);
+    if (!entries) {
+      entries = readNdjson(file) as StoryRecall[];
+      this.#cache.set(file, entries);
+    }
+    return entries;
   }
 
   /** The latest record of each story of `prdFile`, by story id. */

@@ -74,7 +74,7 @@ export function bookkeeping(git: Git, prdFiles: readonly string[], storeRoot: st
  * run that commits: `tree_dirty`, naming up to ten paths.
  */
 export async function assertCleanTree(git: Git, ignored: (path: string) => boolean): Promise<void> {
-  const dirty = [...(await git.state()).keys()].filter((p) => !ignored(p));
+  const dirty = [...(await git.state(ignored)).keys()];
   if (dirty.length)
     throw new MeshflowError(
       "tree_dirty",
@@ -99,13 +99,16 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
   const before = new Map<string, TreeState>();
   const learnings = new Map<string, string[]>();
   const problems = new Map<string, string[]>();
+  let last: TreeState | undefined;
 
   return {
     async beforeStory(planned) {
       learnings.delete(planned.story.id);
       if (!git) return;
       try {
-        before.set(planned.story.id, await git.state());
+        // The tree the last story left is this one's start (only the runtime's own files changed since).
+        before.set(planned.story.id, last ?? (await git.state(ignored)));
+        last = undefined;
       } catch (error) {
         problems.set(planned.story.id, [`git status before the story: ${toMeshflowError(error).message}`]);
       }
@@ -129,7 +132,11 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       const start = before.get(story.id);
       before.delete(story.id);
       let files: string[] = [];
-      if (git && start) files = Git.changed(start, await git.state()).filter((p) => !ignored(p));
+      if (git && start) {
+        const after = await git.state(ignored);
+        files = Git.changed(start, after);
+        last = after;
+      }
       // A re-run keeps steps of an earlier run: what they changed is part of the story too.
       if (options.carried?.get(story.id)?.size)
         files = [...new Set([...files, ...(memory.latest(prdFile).get(story.id)?.files ?? [])])].sort();
@@ -157,6 +164,7 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
           const type = commitType(done.steps.map((s) => s.specialist));
           const message = `${type}: ${story.id} ${story.title}`;
           entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
+          last = undefined; // committed files are clean now: the next story reads the tree again
           options.onCommit?.({ storyId: story.id, commit: entry.commit, message, files });
         }
       }
