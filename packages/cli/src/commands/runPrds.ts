@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { basename, dirname, resolve as resolvePath } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import {
   type FolderPrd,
   isPrdFolder,
@@ -245,8 +245,10 @@ function workflowHooks(
   options: { json?: boolean | undefined },
   output: Output,
   carried?: Map<string, Map<number, CarriedStep>>,
+  earlierLog?: ReadonlyArray<Record<string, unknown>>,
 ): StoryHooks {
   return prdWorkflow({
+    ...(earlierLog ? { earlierLog } : {}),
     prdFile,
     storeRoot: env.store.root,
     related: workflow.related ?? [],
@@ -272,5 +274,17 @@ export async function resumedHooks(
   const workflow = record.options.workflow ?? {};
   const git = await Git.find(dirname(record.prd));
   const carried = workflow.rerunOf ? (await rerunPlan(env.store, workflow.rerunOf)).carried : undefined;
-  return workflowHooks(record.prd, workflow, env, git, options, output, carried);
+  const log = join(env.store.root, "runs", record.runId, "log.ndjson");
+  const earlier = existsSync(log)
+    ? readFileSync(log, "utf8")
+        .split("\n")
+        .flatMap((line) => {
+          try {
+            return line ? [JSON.parse(line) as Record<string, unknown>] : [];
+          } catch {
+            return []; // a torn last line
+          }
+        })
+    : [];
+  return workflowHooks(record.prd, workflow, env, git, options, output, carried, earlier);
 }

@@ -20,6 +20,11 @@ export interface PrdWorkflowOptions {
   git?: Git;
   /** Steps kept from an earlier run, by story id then step index (`--rerun-failed`). */
   carried?: ReadonlyMap<string, ReadonlyMap<number, CarriedStep>>;
+  /**
+   * Log lines an interrupted run already wrote (its `log.ndjson`), when it is resumed: the learnings of
+   * the story it was in are kept.
+   */
+  earlierLog?: ReadonlyArray<Record<string, unknown>>;
   /** Told of each commit made. */
   onCommit?: (commit: StoryCommit) => void;
 }
@@ -101,7 +106,7 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
   const problems = new Map<string, string[]>();
   let last: TreeState | undefined;
 
-  return {
+  const hooks: StoryHooks = {
     async beforeStory(planned) {
       learnings.delete(planned.story.id);
       if (!git) return;
@@ -173,4 +178,6 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       return warnings;
     },
   };
+  for (const entry of options.earlierLog ?? []) hooks.onLog?.(entry);
+  return hooks;
 }
