@@ -15,7 +15,10 @@ export const registerReset: Registrar = (program, { output, setExit }) => {
     )
     .addOption(storeOption())
     .option("--json", 'print {"prd", "reset": [ids], "changed", "archived"}')
-    .addHelpText("after", `\nRefused (prd_busy, exit 1) while a run of the PRD holds its lock.${EXIT_CODES_HELP}`)
+    .addHelpText(
+      "after",
+      `\nRefused with prd_busy (exit 1) while a run of the PRD holds its lock; an unknown story id is exit 2.\n${EXIT_CODES_HELP}`,
+    )
     .action(async (file: string, options) => {
       const { resetCommand } = await import("../commands/reset.js");
       setExit(await resetCommand(file, options, output));
