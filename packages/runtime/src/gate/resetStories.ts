@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
-import { MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { didYouMean, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, type ParseError, parse } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
@@ -35,7 +35,10 @@ function resetText(
   const ids = stories.map((s) => (s && typeof s.id === "string" ? s.id : ""));
   for (const id of storyIds ?? [])
     if (!ids.includes(id))
-      throw new MeshflowError("usage", `${file}: no story "${id}" in userStories (stories: ${ids.join(", ")})`);
+      throw new MeshflowError(
+        "usage",
+        `${file}: no story "${id}" in userStories${ids.length <= 10 ? ` (stories: ${ids.join(", ")})` : didYouMean(id, ids)}`,
+      );
   const formattingOptions = formattingOf(text);
   let next = text;
   const reset: string[] = [];
