@@ -1,12 +1,12 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunEvent } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import { parseEvents, serverEntry, testStories } from "../helpers/flowWorkspace.js";
-import { runFlow } from "../helpers/runFlow.js";
+import { parseEvents, SLOW_SERVER, serverEntry, testStories } from "../helpers/flowWorkspace.js";
+import { FLOW_BIN, flowEnv, runFlow } from "../helpers/runFlow.js";
 
 const AGENTS = fileURLToPath(new URL("./agents", import.meta.url));
 
@@ -18,9 +18,12 @@ function repository() {
   git("config", "user.name", "Meshflow Test");
   git("config", "user.email", "test@meshflow.invalid");
   git("config", "commit.gpgsign", "false");
+  // The slow server (waits for release files) works in a folder of its own, outside the repository.
+  const slowRoot = mkdtempSync(join(tmpdir(), "meshflow-prd-workflow-slow-"));
   const config = {
     mcpServers: {
       filesystem: { command: process.execPath, args: [serverEntry("@modelcontextprotocol/server-filesystem"), dir] },
+      slow: { command: process.execPath, args: [SLOW_SERVER, slowRoot] },
     },
   };
   writeFileSync(join(dir, ".mcp.json"), `${JSON.stringify(config, null, 2)}\n`);
@@ -34,7 +37,26 @@ function repository() {
   const env = { FLOW_AGENTS: AGENTS, FLOW_SKILLS: join(dir, "no-skills"), FLOW_HOME: undefined };
   return {
     dir,
+    slowRoot,
     git,
+    /** Starts `flow <args>` with `--json` output parsed as it comes; kill it with `child.kill`. */
+    spawn(args: readonly string[]) {
+      const child = spawn(process.execPath, [FLOW_BIN, ...args], { cwd: dir, env: flowEnv(env), stdio: "pipe" });
+      let out = "";
+      const seen = (match: (e: RunEvent) => boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (parseEvents(out).some(match)) resolve();
+          };
+          child.stdout.on("data", (d: Buffer) => {
+            out += d.toString("utf8");
+            check();
+          });
+          child.on("close", () => reject(new Error(`flow exited first: ${out}`)));
+        });
+      const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      return { child, seen, exit };
+    },
     flow: (args: readonly string[]) => runFlow(args, { cwd: dir, env }),
     /** The subjects, bodies and files of the commits made by runs (after the set-up ones), oldest first. */
     commits(): Array<{ subject: string; body: string; files: string[] }> {
@@ -233,5 +255,34 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
     const missing = await repo.flow(["run"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("flow run needs a PRD file or a folder of PRDs");
+  });
+
+  it("a run killed mid-story and resumed in another process still commits exactly what the story changed", async () => {
+    const repo = repository();
+    writePrd(repo, "prd-ui.json", [
+      {
+        mcpTools: { step1: ["filesystem", "slow"] },
+        calls: {
+          step1: [
+            { tool: "filesystem__write_file", args: { path: join(repo.dir, "src/ui/a.ts"), content: "a\n" } },
+            { tool: "slow__wait_for", args: { file: "release" } },
+          ],
+        },
+      },
+    ]);
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "PRD");
+    const run = repo.spawn(["run", "prds/prd-ui.json", "--commit", "--json", "--run-id", "killed"]);
+    await run.seen((e) => e.type === "tool.called" && e.tool === "slow__wait_for");
+    run.child.kill("SIGKILL");
+    await run.exit;
+    expect(repo.commits()).toEqual([]);
+    writeFileSync(join(repo.slowRoot, "release"), "");
+
+    const resumed = await repo.flow(["resume", "killed", "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(repo.commits(), resumed.stderr).toEqual([
+      { subject: "feat: UI-1 UI story 1", body: "Meshflow-Run: killed", files: ["src/ui/a.ts"] },
+    ]);
   });
 });

@@ -295,7 +295,7 @@ async function runMachine(deps: RunDependencies, mode: Mode): Promise<RunSession
         outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
       }));
       const planned = storyOf(context.story);
-      return hookedStep(deps.hooks, requirePlan(), planned, { step: context.step, steps }, (memory) =>
+      return hookedStep(deps.hooks, requirePlan(), planned, { runId, step: context.step, steps }, (memory) =>
         requireRunner().think(planned, context.step, memory),
       ).then((result) => ({ type: "STEP_DONE", result }));
     }

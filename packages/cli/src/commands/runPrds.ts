@@ -245,10 +245,10 @@ function workflowHooks(
   options: { json?: boolean | undefined },
   output: Output,
   carried?: Map<string, Map<number, CarriedStep>>,
-  earlierLog?: ReadonlyArray<Record<string, unknown>>,
+  resumed?: { runId: string; log: ReadonlyArray<Record<string, unknown>> },
 ): StoryHooks {
   return prdWorkflow({
-    ...(earlierLog ? { earlierLog } : {}),
+    ...(resumed ? { earlierLog: resumed.log, resuming: resumed.runId } : {}),
     prdFile,
     storeRoot: env.store.root,
     related: workflow.related ?? [],
@@ -286,5 +286,8 @@ export async function resumedHooks(
           }
         })
     : [];
-  return workflowHooks(record.prd, workflow, env, git, options, output, carried, earlier);
+  return workflowHooks(record.prd, workflow, env, git, options, output, carried, {
+    runId: record.runId,
+    log: earlier,
+  });
 }

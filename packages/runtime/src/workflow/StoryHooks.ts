@@ -38,7 +38,7 @@ export interface CarriedStep extends ConcludedStep {
  */
 export interface StoryHooks {
   /** Before the first step of a story starts (not when a resumed run continues a story mid-way). */
-  beforeStory?(planned: PlannedStory, plan: RunPlan): Promise<void>;
+  beforeStory?(planned: PlannedStory, plan: RunPlan, runId: string): Promise<void>;
   /** What a step of `planned` is told about other stories (`ctx.memory.stories`, `.learnings`). */
   recall?(planned: PlannedStory, plan: RunPlan): Recall;
   /** A step to keep from an earlier run rather than run: its recorded result. */
@@ -57,11 +57,11 @@ export async function hookedStep<R>(
   hooks: StoryHooks | undefined,
   plan: RunPlan,
   planned: PlannedStory,
-  position: { step: number; steps: readonly StepMemory[] },
+  position: { runId: string; step: number; steps: readonly StepMemory[] },
   think: (memory: RunMemory) => Promise<R>,
 ): Promise<R | CarriedStep> {
   if (!hooks) return think(runMemory(position.steps));
-  if (position.step === 0 && position.steps.length === 0) await hooks.beforeStory?.(planned, plan);
+  if (position.step === 0 && position.steps.length === 0) await hooks.beforeStory?.(planned, plan, position.runId);
   const carried = hooks.carried?.(planned, position.step);
   if (carried) return carried;
   return think(runMemory(position.steps, hooks.recall?.(planned, plan)));

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, realpathSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { writeFileAtomic } from "@meshflow/core";
 import { readNdjson } from "../internal/ndjson.js";
 import type { Learning, Recall, StoryRecall } from "./RunMemory.js";
 
@@ -57,6 +58,32 @@ export class StoryMemory {
       this.#cache.set(file, entries);
     }
     return entries;
+  }
+
+  /**
+   * Keeps the tree a story of `prdFile` started from (`git status` with digests), so a run resumed in
+   * another process still knows what the story changed. One per PRD: a PRD has one live run.
+   */
+  saveStart(prdFile: string, storyId: string, runId: string, state: ReadonlyMap<string, string>): void {
+    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    const file = this.fileOf(prdFile).replace(/\.ndjson$/, ".start.json");
+    writeFileAtomic(file, JSON.stringify({ storyId, runId, state: [...state] }), { mode: 0o600 });
+  }
+
+  /** The tree `storyId` of `prdFile` started from in run `runId`, if {@link saveStart} kept it. */
+  loadStart(prdFile: string, storyId: string, runId: string): Map<string, string> | undefined {
+    try {
+      const kept = JSON.parse(readFileSync(this.fileOf(prdFile).replace(/\.ndjson$/, ".start.json"), "utf8")) as {
+        storyId?: unknown;
+        runId?: unknown;
+        state?: unknown;
+      };
+      return kept.storyId === storyId && kept.runId === runId && Array.isArray(kept.state)
+        ? new Map(kept.state as Array<[string, string]>)
+        : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The latest record of each story of `prdFile`, by story id. */

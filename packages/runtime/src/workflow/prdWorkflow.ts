@@ -25,6 +25,11 @@ export interface PrdWorkflowOptions {
    * the story it was in are kept.
    */
   earlierLog?: ReadonlyArray<Record<string, unknown>>;
+  /**
+   * The run being resumed, when it is: a story it was in keeps the start it recorded (its first step
+   * runs again on resume, after the story already changed files).
+   */
+  resuming?: string;
   /** Told of each commit made. */
   onCommit?: (commit: StoryCommit) => void;
 }
@@ -107,13 +112,16 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
   let last: TreeState | undefined;
 
   const hooks: StoryHooks = {
-    async beforeStory(planned) {
+    async beforeStory(planned, _plan, runId) {
       learnings.delete(planned.story.id);
       if (!git) return;
       try {
         // The tree the last story left is this one's start (only the runtime's own files changed since).
-        before.set(planned.story.id, last ?? (await git.state(ignored)));
+        const kept = options.resuming ? memory.loadStart(prdFile, planned.story.id, options.resuming) : undefined;
+        const start = kept ?? last ?? (await git.state(ignored));
+        before.set(planned.story.id, start);
         last = undefined;
+        if (!kept) memory.saveStart(prdFile, planned.story.id, runId, start);
       } catch (error) {
         problems.set(planned.story.id, [`git status before the story: ${toMeshflowError(error).message}`]);
       }
@@ -134,7 +142,10 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       const { story } = done.planned;
       const warnings = (problems.get(story.id) ?? []).map((w) => `${story.id}: ${w}`);
       problems.delete(story.id);
-      const start = before.get(story.id);
+      // A run resumed in another process finds the story's start where beforeStory kept it.
+      const start =
+        before.get(story.id) ??
+        (git && options.resuming ? memory.loadStart(prdFile, story.id, options.resuming) : undefined);
       before.delete(story.id);
       let files: string[] = [];
       if (git && start) {
