@@ -29,9 +29,9 @@ export class ProgressLog {
   }
 
   /** Appends one story's section (the file starts with a title when new). */
-  append(entry: StoryRecall, project?: string): void {
+  append(entry: StoryRecall): void {
     const lines: string[] = [];
-    if (!existsSync(this.file)) lines.push(`# Progress of ${basename(entry.prd)}${project ? ` (${project})` : ""}`, "");
+    if (!existsSync(this.file)) lines.push(`# Progress of ${basename(entry.prd)}`, "");
     lines.push(
       `## ${MARK[entry.status] ?? "?"} ${entry.storyId} ${entry.title} (${entry.status})`,
       "",

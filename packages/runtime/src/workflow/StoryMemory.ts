@@ -99,19 +99,21 @@ export class StoryMemory {
    * bounded by {@link RECALL_LIMITS}.
    */
   recall(prdFile: string, storyId: string, related: readonly string[] = []): Recall {
-    const stories = [...this.latest(prdFile).values()]
+    const stories = newestFirst([...this.latest(prdFile).values()])
       .filter((s) => s.storyId !== storyId && s.status === "passed")
-      .sort(newestFirst)
       .slice(0, RECALL_LIMITS.stories);
     const learnings: Learning[] = [];
     for (const file of [prdFile, ...related])
       for (const s of this.entries(file))
         for (const text of s.learnings) learnings.push({ prd: s.prd, storyId: s.storyId, text, time: s.time });
-    learnings.sort(newestFirst);
-    return { stories, learnings: learnings.slice(0, RECALL_LIMITS.learnings) };
+    return { stories, learnings: newestFirst(learnings).slice(0, RECALL_LIMITS.learnings) };
   }
 }
 
-function newestFirst(a: { time: string }, b: { time: string }): number {
-  return a.time < b.time ? 1 : a.time > b.time ? -1 : 0;
+/** Newest first by time; of equal times (one millisecond), the one recorded later first. */
+function newestFirst<T extends { time: string }>(items: readonly T[]): T[] {
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => (a.item.time < b.item.time ? 1 : a.item.time > b.item.time ? -1 : b.index - a.index))
+    .map(({ item }) => item);
 }
