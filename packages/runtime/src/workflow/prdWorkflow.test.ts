@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,8 @@ import { startRun } from "../runSession.js";
 import { defineSpecialist } from "../specialists/defineSpecialist.js";
 import { FileRunStore } from "../store/FileRunStore.js";
 import type { ToolPlane } from "../ToolPlane.js";
-import { prdWorkflow } from "./prdWorkflow.js";
+import { Git } from "./Git.js";
+import { bookkeeping, prdWorkflow } from "./prdWorkflow.js";
 import { StoryMemory } from "./StoryMemory.js";
 
 const noTools: ToolPlane = {
@@ -98,5 +100,31 @@ describe("prdWorkflow", () => {
       ["US-2", "failed", ["learned in US-2"]],
       ["US-3", "passed", ["learned in US-3"]],
     ]);
+  });
+});
+
+describe("bookkeeping", () => {
+  it("counts the runtime's own files around PRDs as no one's change, the write-back's temp files included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "meshflow-bookkeeping-"));
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    const git = await Git.find(dir);
+    if (!git) throw new Error("git init failed");
+    // Regression: a coalesced PRD mark was being written (its temp file existed) while `git status`
+    // ran, so the temp file was taken for the story's work and `git add` of it failed once it was gone.
+    const ours = bookkeeping(git, [join(git.root, "prds/prd-a.json")], join(git.root, ".flow"));
+    const paths = [
+      "prds/prd-a.json",
+      "prds/prd-b.json",
+      "prds/x.prd.json",
+      "prds/prd-a.progress.md",
+      "prds/.prd-a.json.lock",
+      "prds/.prd-a.json.20864.38.tmp",
+      "prds/archive/2026-prd-a.progress.md",
+      ".flow/runs/r1/events.ndjson",
+      "src/a.ts",
+      "prds/notes.md",
+      "prd-a.json",
+    ];
+    expect(paths.filter((p) => !ours(p))).toEqual(["src/a.ts", "prds/notes.md", "prd-a.json"]);
   });
 });

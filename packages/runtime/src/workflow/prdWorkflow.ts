@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isPrdFileName, MeshflowError, toMeshflowError } from "@meshflow/core";
 import { commitType } from "./commitTypes.js";
@@ -74,7 +75,9 @@ export function bookkeeping(git: Git, prdFiles: readonly string[], storeRoot: st
       folders.has(folder) &&
       (isPrdFileName(name) ||
         name.endsWith(".progress.md") ||
-        (name.startsWith(".") && name.endsWith(".json.lock") && isPrdFileName(name.slice(1, -5))));
+        (name.startsWith(".") && name.endsWith(".json.lock") && isPrdFileName(name.slice(1, -5))) ||
+        // The write-back's temp file (`.<prd>.<pid>.<n>.tmp`), there for a moment while a mark is written.
+        (name.startsWith(".") && /\.json\.\d+\.\d+\.tmp$/.test(name)));
     return own || exact.has(path) || prefixes.some((p) => path.startsWith(p));
   };
 }
@@ -150,7 +153,10 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       let files: string[] = [];
       if (git && start) {
         const after = await git.state(ignored);
-        files = Git.changed(start, after);
+        // An untracked file that is gone again was someone's temp file, not the story's work.
+        files = Git.changed(start, after).filter(
+          (path) => !after.get(path)?.startsWith("??") || existsSync(join(git.root, path)),
+        );
         last = after;
       }
       // A re-run keeps steps of an earlier run: what they changed is part of the story too.
@@ -180,7 +186,9 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
           const type = commitType(done.steps.map((s) => s.specialist));
           const message = `${type}: ${story.id} ${story.title}`;
           entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
-          last = undefined; // committed files are clean now: the next story reads the tree again
+          // The committed files are clean now; the rest of the tree is as the story left it.
+          const committed = new Set(files);
+          last = last ? new Map([...last].filter(([path]) => !committed.has(path))) : undefined;
           options.onCommit?.({ storyId: story.id, commit: entry.commit, message, files });
         }
       }
