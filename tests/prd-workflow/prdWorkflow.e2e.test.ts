@@ -285,4 +285,28 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
       { subject: "feat: UI-1 UI story 1", body: "Meshflow-Run: killed", files: ["src/ui/a.ts"] },
     ]);
   });
+
+  it("a commit a hook refuses is a warning, the story stays passed and recorded; a PRD named alone whose dependency has not passed is exit 1", async () => {
+    const repo = repository();
+    writePrd(repo, "prd-auth.json", [writes(repo, "src/auth/a.ts")]);
+    writePrd(repo, "prd-api.json", [writes(repo, "src/api/b.ts")], { dependsOn: ["prd-auth.json"] });
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "PRDs");
+
+    const waiting = await repo.flow(["run", "prds/prd-api.json"]);
+    expect(waiting.code).toBe(1);
+    expect(waiting.stderr).toContain("prd-api.json not run: it depends on prd-auth.json");
+
+    const hook = join(repo.dir, ".git/hooks/pre-commit");
+    writeFileSync(hook, "#!/bin/sh\necho 'refused by the hook' >&2\nexit 1\n", { mode: 0o755 });
+    const refused = await repo.flow(["run", "prds/prd-auth.json", "--commit"]);
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stderr).toContain("AUTH-1: not committed: git commit failed");
+    expect(refused.stderr).toContain("refused by the hook");
+    expect(repo.commits()).toEqual([]);
+    expect(readFileSync(join(repo.dir, "prds/prd-auth.progress.md"), "utf8")).toContain(
+      "## ✓ AUTH-1 AUTH story 1 (passed)",
+    );
+    expect(JSON.parse(readFileSync(join(repo.dir, "prds/prd-auth.json"), "utf8")).userStories[0].passes).toBe(true);
+  });
 });

@@ -138,6 +138,8 @@ export async function runPrds(
         output.err(
           `flow: ${basename(target.file)} not run: it depends on ${waiting.map((w) => basename(w)).join(", ")}, which has stories that have not passed`,
         );
+        // Asked for by name, a PRD that cannot run is work not done; in a folder it just waits its turn.
+        if (!folder) code = worse(code, EXIT.failure);
         continue;
       }
       const stories = selectStories(target, remaining, folder || options.maxStories !== undefined);

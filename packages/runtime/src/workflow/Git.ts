@@ -110,6 +110,6 @@ async function run(cwd: string, args: readonly string[], required: boolean): Pro
     throw new MeshflowError("dependency_missing", `git could not be started: ${outcome.spawnError.message}`);
   throw new MeshflowError(
     "git_failed",
-    `git ${args.slice(0, 2).join(" ")} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
+    `git ${args[0] ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
   );
 }

@@ -185,11 +185,17 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
         else {
           const type = commitType(done.steps.map((s) => s.specialist));
           const message = `${type}: ${story.id} ${story.title}`;
-          entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
-          // The committed files are clean now; the rest of the tree is as the story left it.
-          const committed = new Set(files);
-          last = last ? new Map([...last].filter(([path]) => !committed.has(path))) : undefined;
-          options.onCommit?.({ storyId: story.id, commit: entry.commit, message, files });
+          try {
+            entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
+            // The committed files are clean now; the rest of the tree is as the story left it.
+            const committed = new Set(files);
+            last = last ? new Map([...last].filter(([path]) => !committed.has(path))) : undefined;
+            options.onCommit?.({ storyId: story.id, commit: entry.commit, message, files });
+          } catch (error) {
+            // A hook refusing the commit: the story's outcome stands, its progress is still recorded.
+            warnings.push(`${story.id}: not committed: ${toMeshflowError(error).message}`);
+            last = undefined;
+          }
         }
       }
       memory.append(prdFile, entry);
