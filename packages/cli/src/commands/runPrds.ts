@@ -90,6 +90,7 @@ export async function runPrds(
   const { FileRunStore } = await import("@meshflow/runtime");
   const store = new FileRunStore(options.store);
   let targets: Target[];
+  let folder = false;
   let env: EnvironmentOptions = options;
   if (options.rerunFailed) {
     if (given)
@@ -109,6 +110,7 @@ export async function runPrds(
     if (!given)
       throw new MeshflowError("usage", "flow run needs a PRD file or a folder of PRDs (or --rerun-failed <runId>)");
     if (isPrdFolder(given)) {
+      folder = true;
       if (options.runId) throw new MeshflowError("usage", "--run-id takes one PRD file, not a folder");
       const listed: FolderPrd[] = listPrdFolder(given);
       if (!listed.length)
@@ -126,7 +128,6 @@ export async function runPrds(
     const view = viewFor(options, output);
     let code: ExitCode = EXIT.ok;
     let remaining = options.maxStories ?? Number.POSITIVE_INFINITY;
-    const folder = targets.length > 1;
     for (const target of targets) {
       if (remaining <= 0) {
         if (!options.json)
