@@ -25,6 +25,9 @@ export class StoryMemory {
   readonly root: string;
   /** Entries read or appended by this instance, by memory file: a file is read once per instance. */
   readonly #cache = new Map<string, StoryRecall[]>();
+  /** What {@link recall} hands out, by PRD and related PRDs; kept up to date by {@link append}. */
+  readonly #views = new Map<string, { files: string[]; passed: StoryRecall[]; learnings: Learning[] }>();
+  readonly #files = new Map<string, string>();
 
   /** `storeRoot`: the run store's folder (e.g. `.flow`). */
   constructor(storeRoot: string) {
@@ -33,6 +36,14 @@ export class StoryMemory {
 
   /** The memory file of a PRD. */
   fileOf(prdFile: string): string {
+    const known = this.#files.get(prdFile);
+    if (known) return known;
+    const file = this.#fileOf(prdFile);
+    this.#files.set(prdFile, file);
+    return file;
+  }
+
+  #fileOf(prdFile: string): string {
     const real = realOrResolved(prdFile);
     const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
     return join(this.root, `${basename(real).replace(/\.json$/, "")}-${hash}.ndjson`);
@@ -44,6 +55,20 @@ export class StoryMemory {
     const file = this.fileOf(prdFile);
     appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     this.#cache.get(file)?.push(entry);
+    // The entry is the newest: it goes first (a story's earlier record leaves the passed list).
+    for (const view of this.#views.values()) {
+      if (view.files[0] === file) {
+        view.passed = view.passed.filter((s) => s.storyId !== entry.storyId);
+        if (entry.status === "passed") view.passed.unshift(entry);
+      }
+      if (view.files.includes(file) && entry.learnings.length)
+        view.learnings = [
+          ...entry.learnings
+            .map((text) => ({ prd: entry.prd, storyId: entry.storyId, text, time: entry.time }))
+            .reverse(),
+          ...view.learnings,
+        ].slice(0, RECALL_LIMITS.learnings);
+    }
   }
 
   /**
@@ -99,14 +124,27 @@ export class StoryMemory {
    * bounded by {@link RECALL_LIMITS}.
    */
   recall(prdFile: string, storyId: string, related: readonly string[] = []): Recall {
-    const stories = newestFirst([...this.latest(prdFile).values()])
-      .filter((s) => s.storyId !== storyId && s.status === "passed")
-      .slice(0, RECALL_LIMITS.stories);
-    const learnings: Learning[] = [];
-    for (const file of [prdFile, ...related])
-      for (const s of this.entries(file))
-        for (const text of s.learnings) learnings.push({ prd: s.prd, storyId: s.storyId, text, time: s.time });
-    return { stories, learnings: newestFirst(learnings).slice(0, RECALL_LIMITS.learnings) };
+    const key = [prdFile, ...related].join("\0");
+    let view = this.#views.get(key);
+    if (!view) {
+      // Sorted once, then kept current by append: a run asks at every step.
+      const learnings: Learning[] = [];
+      for (const file of [prdFile, ...related])
+        for (const s of this.entries(file))
+          for (const text of s.learnings) learnings.push({ prd: s.prd, storyId: s.storyId, text, time: s.time });
+      view = {
+        files: [prdFile, ...related].map((f) => this.fileOf(f)),
+        passed: newestFirst([...this.latest(prdFile).values()]).filter((s) => s.status === "passed"),
+        learnings: newestFirst(learnings).slice(0, RECALL_LIMITS.learnings),
+      };
+      this.#views.set(key, view);
+    }
+    const stories: StoryRecall[] = [];
+    for (const s of view.passed) {
+      if (stories.length >= RECALL_LIMITS.stories) break;
+      if (s.storyId !== storyId) stories.push(s);
+    }
+    return { stories, learnings: view.learnings };
   }
 }
 
