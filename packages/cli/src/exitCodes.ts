@@ -24,6 +24,7 @@ const USAGE: ReadonlySet<ErrorCode> = new Set([
   "run_not_found",
   "toolset_unknown",
   "cassette_invalid",
+  "tree_dirty",
 ]);
 const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([
   "server_unreachable",

@@ -11,6 +11,7 @@ import { registerExport } from "./register/export.js";
 import { registerInit } from "./register/init.js";
 import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
+import { registerReset } from "./register/reset.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
@@ -30,6 +31,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerPlan,
   registerRun,
   registerResume,
+  registerReset,
   registerStatus,
   registerRuns,
   registerEnqueue,

@@ -56,6 +56,8 @@ export type {
   ModelToolCall,
   ModelTurnReport,
   ModelUsage,
+  RecalledLearning,
+  RecalledStory,
   RecordedTurn,
   StepModel,
   TurnJournal,
@@ -63,10 +65,12 @@ export type {
 export { stepPurpose } from "./model/stepPurpose.js";
 export { type Plan, type PlanContext, type PlanStep, type PlanStory, planPrd } from "./plan/planPrd.js";
 export { type LoadedPrd, loadPrdFile } from "./prd/loadPrdFile.js";
+export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
 export {
   MAX_STEP,
   MIN_STEP,
   type Prd,
+  PrdGitSchema,
   PrdSchema,
   parseStepKey,
   type ScriptedCall,

@@ -36,7 +36,10 @@ export function systemPrompt(task: ModelTask): string {
   ].join("\n");
 }
 
-/** The first user message of a step: the story, its acceptance criteria and the outcomes of its earlier steps. */
+/**
+ * The first user message of a step: the story, its acceptance criteria, the outcomes of its earlier
+ * steps, and what the run remembers (finished stories, learnings) when it has any.
+ */
 export function taskMessage(task: ModelTask): string {
   const { story } = task;
   const lines = [`# Story ${story.id}: ${story.title}`];
@@ -49,6 +52,18 @@ export function taskMessage(task: ModelTask): string {
       "",
       "## Earlier steps of this story",
       ...task.earlier.map((e) => `- step ${e.step} (${e.specialist}): ${e.status}: ${e.summary}`),
+    );
+  if (task.finished?.length)
+    lines.push(
+      "",
+      "## Finished stories (newest first)",
+      ...task.finished.map((f) => `- ${f.prd} ${f.storyId} ${f.title}: ${f.status}: ${f.summary}`),
+    );
+  if (task.learnings?.length)
+    lines.push(
+      "",
+      "## Learnings from earlier stories (newest first)",
+      ...task.learnings.map((l) => `- ${l.prd} ${l.storyId}: ${l.text}`),
     );
   lines.push("", `Do step ${task.step} of this story now.`);
   if (task.ask) lines.push("", task.ask);

@@ -3,6 +3,7 @@ export { z } from "zod";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
+export { type ResetResult, resetStories } from "./gate/resetStories.js";
 export { type GateResult, type ReusedVerify, runVerify, type VerifyResult } from "./gate/runVerify.js";
 export {
   type PassMark,
@@ -84,3 +85,18 @@ export {
 } from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
+export { COMMIT_TYPES, commitType, DEFAULT_COMMIT_TYPE } from "./workflow/commitTypes.js";
+export { Git, type TreeState } from "./workflow/Git.js";
+export { type ProgressEntry, ProgressLog, progressFileOf } from "./workflow/ProgressLog.js";
+export {
+  assertCleanTree,
+  bookkeeping,
+  type PrdWorkflowOptions,
+  prdWorkflow,
+  type StoryCommit,
+} from "./workflow/prdWorkflow.js";
+export type { Learning, Recall, RunMemory, StoryRecall } from "./workflow/RunMemory.js";
+export { runMemory } from "./workflow/RunMemory.js";
+export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
+export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
+export { RECALL_LIMITS, StoryMemory } from "./workflow/StoryMemory.js";

@@ -19,6 +19,7 @@ import { assertRunId, newRunId } from "./store/FileRunStore.js";
 import type { RunOptions } from "./store/RunRecord.js";
 import type { RunStore } from "./store/RunStore.js";
 import type { ToolPlane } from "./ToolPlane.js";
+import type { StoryHooks } from "./workflow/StoryHooks.js";
 
 /** What a run needs: tools, a store, specialists, routing and the MCP config. */
 export interface RunDependencies {
@@ -33,6 +34,8 @@ export interface RunDependencies {
   confirmDestructive?: ConfirmDestructive;
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */
   models?: ModelCatalog;
+  /** The PRD workflow around each story (progress log, story memory, commits, re-runs). */
+  hooks?: StoryHooks;
 }
 
 /** How a new run is started. */

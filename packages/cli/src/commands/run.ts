@@ -1,5 +1,11 @@
-import { resolve as resolvePath } from "node:path";
-import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
+import {
+  formatProblem,
+  isMeshflowError,
+  isPrdFolder,
+  MeshflowError,
+  type Problem,
+  type RunEvent,
+} from "@meshflow/core";
 import {
   dryRun,
   type FileRunStore,
@@ -8,7 +14,6 @@ import {
   type RunSession,
   type RunSummary,
   resumeRun,
-  startRun,
 } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
@@ -23,10 +28,11 @@ import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
+import { resumedHooks, runPrds, type WorkflowFlags } from "./runPrds.js";
 import { storyReports } from "./runReport.js";
 
 /** Options of `flow run`. */
-export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
+export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags, WorkflowFlags {
   story?: string[];
   failFast?: boolean;
   dryRun?: boolean;
@@ -36,7 +42,8 @@ export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, M
   confirmDestructive?: boolean;
 }
 
-interface View {
+/** How a run is shown: events to the terminal tree, plain lines or NDJSON. */
+export interface View {
   onEvent(event: RunEvent): void;
   stop(): void;
   /** Stops drawing while a question is on the terminal. */
@@ -44,7 +51,8 @@ interface View {
   resume(): void;
 }
 
-function viewFor(options: { json?: boolean }, output: Output): View {
+/** The view of `--json`, a terminal, or plain lines. */
+export function viewFor(options: { json?: boolean }, output: Output): View {
   const still = { pause: () => {}, resume: () => {} };
   if (options.json) {
     const lines = new LineBatch((text) => output.out(text));
@@ -75,7 +83,7 @@ function viewFor(options: { json?: boolean }, output: Output): View {
  * The closing summary table of a run (not with `--json`), from the run's journal: a resumed run's
  * table has the stories finished before it stopped too.
  */
-async function printSummaryTable(summary: RunSummary, store: FileRunStore, output: Output): Promise<void> {
+export async function printSummaryTable(summary: RunSummary, store: FileRunStore, output: Output): Promise<void> {
   if (!summary.runId || summary.error || summary.status === "refused") return;
   const { record, events } = await store.read(summary.runId);
   const stories = storyReports(record, events).filter((s) => s.status !== "pending");
@@ -83,7 +91,7 @@ async function printSummaryTable(summary: RunSummary, store: FileRunStore, outpu
 }
 
 /** The `--confirm-destructive` question, asked on the terminal around the view. */
-function confirmation(options: RunCommandOptions, view: View): Pick<RunDependencies, "confirmDestructive"> {
+export function confirmation(options: RunCommandOptions, view: View): Pick<RunDependencies, "confirmDestructive"> {
   if (!options.confirmDestructive) return {};
   const isTTY = process.stdin.isTTY === true && process.stderr.isTTY === true;
   return {
@@ -103,7 +111,7 @@ function confirmation(options: RunCommandOptions, view: View): Pick<RunDependenc
  * are journaled (the MCP servers, in process groups of their own, never see the terminal's SIGINT).
  * A second Ctrl-C exits at once (130); the servers are killed on the way out.
  */
-async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
+export async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) {
@@ -127,7 +135,8 @@ async function drive(session: RunSession, view: View, output: Output): Promise<R
   }
 }
 
-function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
+/** Prints a run's warnings, error and folder; returns its exit code. */
+export function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
   for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
   if (summary.error) {
     const problems = (summary.error.details.problems ?? []) as Problem[];
@@ -146,7 +155,11 @@ function report(summary: RunSummary, options: { json?: boolean }, output: Output
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
 }
 
-async function withEnvironment<T>(options: EnvironmentOptions, use: (env: RunEnvironment) => Promise<T>): Promise<T> {
+/** Builds the run environment, uses it, and closes it whatever happens. */
+export async function withEnvironment<T>(
+  options: EnvironmentOptions,
+  use: (env: RunEnvironment) => Promise<T>,
+): Promise<T> {
   const env = await runEnvironment(options);
   try {
     return await use(env);
@@ -198,44 +211,19 @@ async function dryRunCommand(file: string, options: RunCommandOptions, env: RunE
   return result.refusals || blocked ? EXIT.failure : EXIT.ok;
 }
 
-/** `flow run <prd.json>`: runs a PRD; exit 0 when every selected story passed. */
-export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<ExitCode> {
+/** `flow run <prd.json | folder>`: runs a PRD (or a folder of them); exit 0 when every selected story passed. */
+export async function runCommand(
+  given: string | undefined,
+  options: RunCommandOptions,
+  output: Output,
+): Promise<ExitCode> {
   try {
+    // A folder, flags of the PRD workflow, or a re-run: one or more PRDs, each with its progress and memory.
+    if (!options.dryRun) return await runPrds(given, options, output);
+    if (!given || isPrdFolder(given))
+      throw new MeshflowError("usage", "--dry-run takes one PRD file (not a folder, not --rerun-failed)");
     const models = modelSettings(options);
-    const warm = options.dryRun ? [] : prdServers(file, options.story);
-    return await withEnvironment({ ...options, models, warm }, async (env) => {
-      if (options.dryRun) return dryRunCommand(file, options, env, output);
-      const view = viewFor(options, output);
-      const trace = (await processTracing())?.runSink();
-      const session = await startRun(
-        {
-          ...env,
-          onEvent: (e) => {
-            view.onEvent(e);
-            trace?.(e);
-          },
-          ...confirmation(options, view),
-        },
-        {
-          prdFile: file,
-          runId: options.runId,
-          stories: options.story,
-          failFast: options.failFast === true,
-          record: {
-            mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
-            routing: options.routing ? resolvePath(options.routing) : undefined,
-            agents: env.recorded.agents,
-            skills: env.recorded.skills,
-            ...(env.recorded.builtin ? { builtin: true } : {}),
-            models,
-            ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
-          },
-        },
-      );
-      const summary = await drive(session, view, output);
-      if (!options.json) await printSummaryTable(summary, env.store, output);
-      return report(summary, options, output);
-    });
+    return await withEnvironment({ ...options, models }, (env) => dryRunCommand(given, options, env, output));
   } catch (error) {
     return printFailure(error, options, output);
   }
@@ -271,10 +259,12 @@ export async function resumeCommand(
     };
     return await withEnvironment(env, async (built) => {
       const view = viewFor(options, output);
+      const hooks = await resumedHooks(record, built, options, output);
       const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
         {
           ...built,
+          hooks,
           onEvent: (e) => {
             view.onEvent(e);
             trace?.(e);
@@ -317,7 +307,8 @@ function resumedModels(
   } as ModelSettings;
 }
 
-function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {
+/** Prints an error carrying PRD problems (others are rethrown); returns its exit code. */
+export function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {
   if (!isMeshflowError(error)) throw error;
   const problems = (error.details.problems ?? []) as Problem[];
   if (!problems.length) throw error;

@@ -5,7 +5,10 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
   program
     .command("enqueue")
     .description("queue PRD runs on Redis for flow worker processes (the same content queued twice is one run)")
-    .argument("<prd.json...>", "PRD files; each run carries its file's content")
+    .argument(
+      "<prd.json...>",
+      "PRD files; each run carries its file's content. Or one folder: its prd-*.json and *.prd.json, a PRD queued only once the PRDs its dependsOn names passed (with --wait, in waves)",
+    )
     .addOption(redisOption())
     .addOption(redisClusterOption())
     .addOption(redisPrefixOption())
@@ -20,12 +23,22 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
       "--wait",
       "wait for the runs to finish, then mark passed stories in the PRD files (the completion gate's write)",
     )
-    .option("--json", 'print {"runs": [{"file", "runId", "duplicate", "status"?}]}')
+    .option(
+      "--json",
+      'print {"runs": [{"file", "runId", "duplicate", "status"?}]} (a folder: one such document per wave)',
+    )
     .addHelpText(
       "after",
       `\nWorkers run the PRD with their own MCP config, agents and skills; see flow worker.\n${EXIT_CODES_HELP}`,
     )
     .action(async (files: string[], options) => {
+      const { isPrdFolder } = await import("@meshflow/core");
+      const [only] = files;
+      if (files.length === 1 && only && isPrdFolder(only)) {
+        const { enqueueFolderCommand } = await import("../commands/enqueueFolder.js");
+        setExit(await enqueueFolderCommand(only, options, output));
+        return;
+      }
       const { enqueueCommand } = await import("../commands/enqueue.js");
       setExit(await enqueueCommand(files, options, output));
     });

@@ -7,6 +7,7 @@ import {
   executorOptions,
   mcpConfigOption,
   modelOptions,
+  positiveInt,
   type Registrar,
   RUN_EXIT_CODES_HELP,
   routingOption,
@@ -22,7 +23,10 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
         program
           .command("run")
           .description("run a PRD: every story step through its specialist, then the completion gate")
-          .argument("<prd.json>", "the PRD file (only the completion gate writes to it: passes and notes)")
+          .argument(
+            "[prd]",
+            "the PRD file (only the completion gate writes to it: passes and notes), or a folder: every prd-*.json and *.prd.json in it, in name order, each after the PRDs its dependsOn names",
+          )
           .addOption(mcpConfigOption())
           .addOption(routingOption())
           .addOption(agentsOption())
@@ -38,11 +42,37 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
       "resolve every scripted call against the discovered repertoires and size each model request; call nothing",
     )
     .option("--json", "print the run events as NDJSON on stdout")
+    .addOption(
+      new Option("--max-stories <n>", "stop after n stories in total, over every PRD (default: no limit)").argParser(
+        positiveInt("--max-stories"),
+      ),
+    )
+    .option(
+      "--commit",
+      'commit each story that passed its gate: only the files its steps changed, "<type>: <id> <title>" with a Meshflow-Run trailer (also "git": {"commit": true} in the PRD; default off)',
+    )
+    .option(
+      "--allow-dirty",
+      "commit even though the repository had uncommitted changes at the start (default: refused, exit 2)",
+    )
+    .option("--branch", "create or check out the PRD's branchName before its run (default: stay on the current branch)")
+    .addOption(
+      new Option(
+        "--rerun-failed <runId>",
+        "run again only the failed and blocked stories of that run, keeping their passed steps' results (no PRD argument)",
+      ),
+    )
     .addOption(confirmDestructiveOption())
     .addOption(callsPerMinuteOption("the run's guard"))
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
-    .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${RUN_EXIT_CODES_HELP}`)
-    .action(async (file: string, options) => {
+    .addHelpText(
+      "after",
+      `\nResume an interrupted run with: flow resume <runId>
+Beside each PRD, <name>.progress.md gets one section per concluded story (outcome, summary, files, learnings).
+${RUN_EXIT_CODES_HELP}
+  (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)`,
+    )
+    .action(async (file: string | undefined, options) => {
       const { runCommand } = await import("../commands/run.js");
       setExit(await runCommand(file, options, output));
     });

@@ -57,6 +57,9 @@ export const ERROR_CODES = [
   "export_invalid",
   // an optional package a command needs is not installed
   "dependency_missing",
+  // the PRD workflow's git: a command failed; uncommitted changes where a clean tree is needed
+  "git_failed",
+  "tree_dirty",
   "internal",
 ] as const;
 

@@ -17,6 +17,23 @@ export interface EarlierStep {
   summary: string;
 }
 
+/** A finished story of the PRD (or a related PRD), as the model is told about it. */
+export interface RecalledStory {
+  /** The PRD file name it belongs to. */
+  prd: string;
+  storyId: string;
+  title: string;
+  status: StepStatus;
+  summary: string;
+}
+
+/** A learning a specialist noted in an earlier story (`ctx.log.learn`). */
+export interface RecalledLearning {
+  prd: string;
+  storyId: string;
+  text: string;
+}
+
 /** What a model is asked to do for one story step. */
 export interface ModelTask {
   runId: string;
@@ -30,6 +47,10 @@ export interface ModelTask {
   story: Pick<Story, "id" | "title" | "description" | "acceptanceCriteria" | "notes">;
   /** Outcomes of the story's earlier steps. */
   earlier: readonly EarlierStep[];
+  /** Finished stories of this PRD, newest first (bounded); absent or empty when there are none. */
+  finished?: readonly RecalledStory[];
+  /** Learnings of this PRD's and related PRDs' stories, newest first (bounded). */
+  learnings?: readonly RecalledLearning[];
   /** The step's repertoire: the only tools offered (besides the finishing tools). */
   tools: readonly ToolDescriptor[];
   /** What the specialist asks on top of the step (optional). */

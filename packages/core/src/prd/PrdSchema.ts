@@ -72,6 +72,18 @@ export const StorySchema = z
   })
   .describe("A user story.");
 
+/** What a run does with git for a PRD. */
+export const PrdGitSchema = z
+  .strictObject({
+    commit: z
+      .boolean()
+      .optional()
+      .describe(
+        "Commit each story that passed its gate (only the files its steps changed), as `flow run --commit` does.",
+      ),
+  })
+  .describe("Git settings of the PRD's runs.");
+
 /** A PRD: a project and its user stories. Unknown fields are kept as they are. */
 export const PrdSchema = z
   .looseObject({
@@ -82,6 +94,13 @@ export const PrdSchema = z
     model: ModelNameSchema.optional().describe(
       "The model for every story without its own `model`, `<provider>:<model-id>`; `--model` overrides both.",
     ),
+    dependsOn: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'PRD files (relative to this one\'s folder, e.g. ["prd-auth.json"]) that `flow run <folder>` runs first; this PRD waits until every story of them passed.',
+      ),
+    git: PrdGitSchema.optional(),
     userStories: z.array(StorySchema),
   })
   .describe("A meshflow PRD: user stories whose steps are routed to specialist agents.");

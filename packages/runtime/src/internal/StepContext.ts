@@ -7,6 +7,7 @@ import type {
   ThinkContext,
 } from "../specialists/defineSpecialist.js";
 import type { SpecialistConfig } from "../specialists/specialistConfig.js";
+import { type RunMemory, runMemory } from "../workflow/RunMemory.js";
 import { type CallLog, type CallScope, callTool } from "./toolCall.js";
 import { checkVerified, type VerifiedCommand } from "./verifiedCommands.js";
 
@@ -37,7 +38,7 @@ export class StepContext implements ThinkContext {
   readonly repertoire: readonly ToolDescriptor[];
   readonly scripted: readonly ScriptedCall[];
   readonly config: Readonly<SpecialistConfig>;
-  readonly memory: readonly StepMemory[];
+  readonly memory: RunMemory;
   readonly log: SpecialistLog;
   readonly signal: AbortSignal;
   readonly model?: SpecialistModel;
@@ -54,7 +55,7 @@ export class StepContext implements ThinkContext {
     this.repertoire = init.scope.repertoire;
     this.scripted = init.scripted;
     this.config = init.config;
-    this.memory = init.memory;
+    this.memory = runMemory(init.memory);
     this.log = init.notes;
     this.signal = init.scope.signal;
     // Specialists may pass these around detached (`const { call } = ctx`).

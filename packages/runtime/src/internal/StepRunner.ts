@@ -240,7 +240,7 @@ export class StepRunner {
       scripted: story.calls?.[stepKey(step)] ?? [],
       config: settings.config,
       memory,
-      notes: { info: notes("info"), warn: notes("warn") },
+      notes: { info: notes("info"), warn: notes("warn"), learn: notes("learning") },
       track: (pending) => {
         this.#inFlight.add(pending);
         void pending.finally(() => this.#inFlight.delete(pending));

@@ -1,5 +1,6 @@
 import type { ModelClaim, ModelTask, RunEvent, StepModel, Story, TokenCount, ToolDescriptor } from "@meshflow/core";
 import type { Specialist, SpecialistModel, StepMemory } from "../specialists/defineSpecialist.js";
+import { runMemory } from "../workflow/RunMemory.js";
 import { JournalTurns } from "./JournalTurns.js";
 import type { StepContext } from "./StepContext.js";
 import type { CallScope } from "./toolCall.js";
@@ -49,8 +50,30 @@ export function modelTask(input: {
       status: m.outcome.status,
       summary: m.outcome.summary,
     })),
+    ...recalled(input.memory),
     tools: input.tools,
     ...(input.ask ? { ask: input.ask } : {}),
+  };
+}
+
+/** The finished stories and learnings of `memory` for the model's task, when it has any. */
+function recalled(memory: readonly StepMemory[]): Pick<ModelTask, "finished" | "learnings"> {
+  const { stories, learnings } = runMemory(memory);
+  return {
+    ...(stories.length
+      ? {
+          finished: stories.map((s) => ({
+            prd: s.prd,
+            storyId: s.storyId,
+            title: s.title,
+            status: s.status,
+            summary: s.summary,
+          })),
+        }
+      : {}),
+    ...(learnings.length
+      ? { learnings: learnings.map((l) => ({ prd: l.prd, storyId: l.storyId, text: l.text })) }
+      : {}),
   };
 }
 

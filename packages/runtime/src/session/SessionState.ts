@@ -44,7 +44,10 @@ export class SessionState {
       specialists: deps.specialists,
       journal: handle.journal,
       emit: this.emit,
-      log: (entry) => handle.log(entry),
+      log: (entry) => {
+        handle.log(entry);
+        deps.hooks?.onLog?.(entry);
+      },
       signal: this.controller.signal,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),

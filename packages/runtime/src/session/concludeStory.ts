@@ -1,11 +1,13 @@
 import type { ChiefContext, ChiefEvent } from "../machine/chiefAnalyst.js";
+import { afterStory } from "../workflow/StoryHooks.js";
 import type { SessionState } from "./SessionState.js";
 
 /**
  * Concludes the machine's current story: its evidence is recorded, and only when every step and the
- * gate passed is the story marked `passes: true` in the PRD.
+ * gate passed is the story marked `passes: true` in the PRD. The run's story hooks (the PRD workflow)
+ * run in between.
  */
-export function concludeStory(state: SessionState, context: ChiefContext): ChiefEvent {
+export async function concludeStory(state: SessionState, context: ChiefContext): Promise<ChiefEvent> {
   const planned = state.storyOf(context.story);
   const handle = state.requireHandle();
   const { storyStatus: status, storySummary: summary, steps, gate } = context;
@@ -26,6 +28,18 @@ export function concludeStory(state: SessionState, context: ChiefContext): Chief
     gate: gate ?? null,
     time: new Date().toISOString(),
   });
+  // The PRD workflow (progress log, story memory, a commit) sees the story before the PRD marks it.
+  state.warnings.push(
+    ...(await afterStory(state.deps.hooks, {
+      runId: handle.runId,
+      plan: state.requirePlan(),
+      planned,
+      status,
+      summary,
+      steps,
+      gate,
+    })),
+  );
   if (status === "passed" && gate?.passed) state.marks().mark(planned.story.id);
   state.requireRunner().forget(planned);
   return { type: "CONCLUDED", status, summary };

@@ -1,6 +1,7 @@
 import { runVerify } from "../gate/runVerify.js";
 import { reusableVerifies } from "../internal/verifiedCommands.js";
 import type { ChiefContext, ChiefEvent } from "../machine/chiefAnalyst.js";
+import { hookedStep } from "../workflow/StoryHooks.js";
 import { concludeStory } from "./concludeStory.js";
 import { openRun } from "./openRun.js";
 import type { SessionMode } from "./SessionMode.js";
@@ -25,19 +26,21 @@ export function workFor(
             prd: mode.checked.plan.prdFile,
             stories: mode.handle.record().stories,
           });
-    case "working":
-      return state
-        .requireRunner()
-        .think(
-          state.storyOf(context.story),
-          context.step,
-          context.steps.map((s) => ({
-            step: s.step,
-            specialist: s.specialist,
-            outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
-          })),
-        )
-        .then((result) => ({ type: "STEP_DONE", result }));
+    case "working": {
+      const steps = context.steps.map((s) => ({
+        step: s.step,
+        specialist: s.specialist,
+        outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
+      }));
+      const planned = state.storyOf(context.story);
+      return hookedStep(
+        state.deps.hooks,
+        state.requirePlan(),
+        planned,
+        { runId: state.runId, step: context.step, steps },
+        (memory) => state.requireRunner().think(planned, context.step, memory),
+      ).then((result) => ({ type: "STEP_DONE", result }));
+    }
     case "gating":
       return runVerify(
         state.storyOf(context.story).story.verify ?? [],
@@ -47,8 +50,7 @@ export function workFor(
         reusableVerifies(context.steps),
       ).then((gate) => ({ type: "GATE_DONE", gate }));
     case "concluding":
-      // Async, so an error concluding the story is the run's `FAILED` event like any other work's.
-      return (async () => concludeStory(state, context))();
+      return concludeStory(state, context);
     default:
       return undefined;
   }

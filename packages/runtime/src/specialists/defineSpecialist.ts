@@ -12,6 +12,7 @@ import {
   type VerifyCommand,
 } from "@meshflow/core";
 import { z } from "zod";
+import type { RunMemory } from "../workflow/RunMemory.js";
 import type { ConfigSchema, SpecialistConfig } from "./specialistConfig.js";
 import { checkConfig } from "./specialistConfig.js";
 
@@ -37,6 +38,11 @@ export interface StepMemory {
 export interface SpecialistLog {
   info(message: string, data?: Record<string, unknown>): void;
   warn(message: string, data?: Record<string, unknown>): void;
+  /**
+   * A learning worth keeping for later stories (a convention found, a pitfall met): it goes into the
+   * PRD's progress log and the run store's story memory, and later steps see it in `ctx.memory.learnings`.
+   */
+  learn(text: string, data?: Record<string, unknown>): void;
 }
 
 /** What a specialist may ask of the step's model (`ctx.model`). */
@@ -91,8 +97,12 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   pass(summary: string, ...evidence: unknown[]): StepOutcome;
   fail(summary: string, ...evidence: unknown[]): StepOutcome;
   block(summary: string, ...evidence: unknown[]): StepOutcome;
-  /** Outcomes of this story's earlier steps, in order. */
-  memory: readonly StepMemory[];
+  /**
+   * What the run remembers: as an array, the outcomes of this story's earlier steps in order (also
+   * `memory.steps`); `memory.stories`, the PRD's finished stories, and `memory.learnings`, the learnings
+   * of this and related PRDs (`dependsOn`), both newest first and bounded.
+   */
+  memory: RunMemory;
   log: SpecialistLog;
   /** Aborted on Ctrl-C or when the run stops. */
   signal: AbortSignal;

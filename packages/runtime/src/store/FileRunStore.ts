@@ -134,7 +134,7 @@ export class FileRunStore implements RunStore {
  * is locked in the store's `locks/` folder instead. Throws `prd_busy` naming the run and process
  * that hold it; a lock whose process is dead is taken over.
  */
-function lockPrd(prd: string, runId: string, root: string): () => void {
+export function lockPrd(prd: string, runId: string, root: string): () => void {
   let real = resolve(prd);
   try {
     real = realpathSync(real);

@@ -30,6 +30,17 @@ export const RunOptionsSchema = z.strictObject({
   builtin: z.boolean().optional(),
   /** The guard's rate limit the run was started with (0 = none); `flow resume` uses it unless given. */
   callsPerMinute: z.number().int().min(0).optional(),
+  /** The PRD workflow's settings of the run (`flow run`), so `flow resume` keeps them. */
+  workflow: z
+    .strictObject({
+      /** Commit each passed story. */
+      commit: z.boolean().optional(),
+      /** PRD files whose learnings the steps see (the PRD's `dependsOn`), absolute. */
+      related: z.array(z.string()).optional(),
+      /** The run whose failed stories this run re-runs (`--rerun-failed`). */
+      rerunOf: z.string().optional(),
+    })
+    .optional(),
 });
 
 /** `run.json` of a run folder. */

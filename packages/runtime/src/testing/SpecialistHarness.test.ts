@@ -87,6 +87,43 @@ describe("createSpecialistHarness", () => {
 });
 
 describe("runSpecialist", () => {
+  it("gives ctx.memory the earlier steps as an array and the recalled stories and learnings", async () => {
+    const recaller = defineSpecialist({
+      name: "recall-agent",
+      description: "reports its memory",
+      steps: [5],
+      async think(ctx) {
+        ctx.log.learn("memory was read");
+        return ctx.pass(
+          `${ctx.memory.map((m) => m.step).join(",")} | ${ctx.memory.stories.map((s) => s.storyId).join(",")} | ${ctx.memory.learnings.map((l) => l.text).join(",")}`,
+        );
+      },
+    });
+    const recalled = {
+      prd: "prd-auth.json",
+      storyId: "US-001",
+      title: "Login",
+      status: "passed" as const,
+      summary: "done",
+      files: [],
+      learnings: ["tabs"],
+      runId: "r0",
+      time: "2026-01-01T00:00:00.000Z",
+    };
+    const run = await runSpecialist(recaller, {
+      servers: {},
+      skillsDir: false,
+      memory: [
+        { step: 1, specialist: "development-agent", outcome: { status: "passed", summary: "ok", evidence: [] } },
+      ],
+      recall: {
+        stories: [recalled],
+        learnings: [{ prd: "prd-auth.json", storyId: "US-001", text: "tabs", time: recalled.time }],
+      },
+    });
+    expect(run.summary).toBe("1 | US-001 | tabs");
+  });
+
   it("without a skills folder, tools have no capabilities and every step tool is in the repertoire", async () => {
     const run = await runSpecialist(probe, { servers: { notes: notesServer(new Map()) }, skillsDir: false });
     expect(run.evidence[0]).toMatchObject({ readers: [], writers: [], capabilities: [] });

@@ -22,6 +22,7 @@ import { StepRunner } from "../internal/StepRunner.js";
 import type { CallEvidence, ConfirmDestructive } from "../internal/toolCall.js";
 import type { Specialist, StepMemory } from "../specialists/defineSpecialist.js";
 import type { ToolPlane } from "../ToolPlane.js";
+import { type Recall, runMemory } from "../workflow/RunMemory.js";
 import { MemoryCallJournal } from "./MemoryCallJournal.js";
 
 /**
@@ -57,6 +58,8 @@ export interface StepInput {
   stepServers?: readonly string[];
   /** Outcomes of the story's earlier steps (`ctx.memory`). */
   memory?: readonly StepMemory[];
+  /** What the run remembers of other stories (`ctx.memory.stories`, `ctx.memory.learnings`); default none. */
+  recall?: Recall;
   signal?: AbortSignal;
 }
 
@@ -219,7 +222,7 @@ async function runStep(
   runner.setTools(tools);
   const planned = { story, index: 0, skipped: false, specialists: story.mavenSteps.map(() => specialist.name) };
   const repertoire = [...runner.prepare(planned, index).repertoire];
-  const result = await runner.think(planned, index, input.memory ?? []);
+  const result = await runner.think(planned, index, runMemory(input.memory ?? [], input.recall));
   return {
     status: result.status,
     summary: result.summary,

@@ -1,0 +1,32 @@
+import { existsSync } from "node:fs";
+import { MeshflowError } from "@meshflow/core";
+import { ProgressLog, resetStories } from "@meshflow/runtime";
+import { EXIT, type ExitCode } from "../exitCodes.js";
+import { type Output, printJson } from "../output.js";
+
+/** Options of `flow reset`. */
+export interface ResetOptions {
+  story?: string[];
+  archive?: boolean;
+  store?: string;
+  json?: boolean;
+}
+
+/** `flow reset <prd>`: stories back to `passes: false` with empty notes; `--archive` moves the progress log away. */
+export async function resetCommand(file: string, options: ResetOptions, output: Output): Promise<ExitCode> {
+  if (!existsSync(file)) throw new MeshflowError("file_not_found", `${file}: no such PRD file`);
+  const { FileRunStore } = await import("@meshflow/runtime");
+  const result = resetStories(file, options.story, new FileRunStore(options.store).root);
+  const archived = options.archive ? new ProgressLog(file).archive() : undefined;
+  if (options.json)
+    printJson(output, { prd: file, reset: result.reset, changed: result.changed, archived: archived ?? null });
+  else {
+    output.out(
+      result.changed
+        ? `${file}: reset ${result.reset.join(", ")} (passes false, notes cleared)`
+        : `${file}: ${result.reset.join(", ") || "no story"} already reset; file unchanged`,
+    );
+    if (options.archive) output.out(archived ? `progress log moved to ${archived}` : "no progress log to archive");
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,306 @@
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
+import {
+  type FolderPrd,
+  isPrdFolder,
+  listPrdFolder,
+  MeshflowError,
+  PrdSchema,
+  storiesInRunOrder,
+} from "@meshflow/core";
+import {
+  assertCleanTree,
+  bookkeeping,
+  type CarriedStep,
+  Git,
+  prdWorkflow,
+  type RunOptions,
+  type RunRecord,
+  rerunPlan,
+  type StoryHooks,
+  StoryMemory,
+  startRun,
+} from "@meshflow/runtime";
+import { EXIT, type ExitCode } from "../exitCodes.js";
+import type { Output } from "../output.js";
+import { processTracing } from "../tracing.js";
+import { modelSettings } from "./modelSettings.js";
+import { prdServers } from "./prdServers.js";
+import {
+  confirmation,
+  drive,
+  printSummaryTable,
+  type RunCommandOptions,
+  report,
+  type View,
+  viewFor,
+  withEnvironment,
+} from "./run.js";
+import type { EnvironmentOptions, RunEnvironment } from "./runEnvironment.js";
+
+/** The PRD workflow's flags of `flow run`. */
+export interface WorkflowFlags {
+  /** Stop after this many stories in total (over every PRD of a folder). */
+  maxStories?: number;
+  /** Commit each story that passed its gate (also `"git": {"commit": true}` in the PRD). */
+  commit?: boolean;
+  /** Run (and commit) in a repository with uncommitted changes. */
+  allowDirty?: boolean;
+  /** Create or check out the PRD's `branchName` before its run. */
+  branch?: boolean;
+  /** Re-run only the failed and blocked steps of this run's stories. */
+  rerunFailed?: string;
+}
+
+/** One PRD to run, with what the run of it is limited to. */
+interface Target {
+  file: string;
+  dependsOn: string[];
+  /** Story ids to run (undefined: every story). */
+  stories?: string[];
+  carried?: Map<string, Map<number, CarriedStep>>;
+  runId?: string;
+}
+
+/** The fields of a PRD the workflow needs before its run, read leniently (the run validates it whole). */
+function readPrd(file: string) {
+  try {
+    const parsed = PrdSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Worse exit codes win: interrupted, environment, failure, usage, ok. */
+function worse(a: ExitCode, b: ExitCode): ExitCode {
+  const rank = (c: ExitCode) => [EXIT.ok, EXIT.usage, EXIT.failure, EXIT.environment, EXIT.interrupted].indexOf(c);
+  return rank(b) > rank(a) ? b : a;
+}
+
+/**
+ * The non-dry path of `flow run`: one PRD file, every PRD of a folder (dependencies first), or the
+ * failed stories of an earlier run (`--rerun-failed`). Each PRD run gets the PRD workflow's hooks
+ * (progress log, story memory, commits with `--commit`).
+ */
+export async function runPrds(
+  given: string | undefined,
+  options: RunCommandOptions,
+  output: Output,
+): Promise<ExitCode> {
+  const { FileRunStore } = await import("@meshflow/runtime");
+  const store = new FileRunStore(options.store);
+  let targets: Target[];
+  let folder = false;
+  let env: EnvironmentOptions = options;
+  if (options.rerunFailed) {
+    if (given)
+      throw new MeshflowError("usage", "--rerun-failed <runId> runs that run's PRD: give no PRD argument with it");
+    const plan = await rerunPlan(store, options.rerunFailed);
+    const recorded = plan.record.options;
+    env = {
+      ...options,
+      mcpConfig: options.mcpConfig ?? recorded.mcpConfig,
+      routing: options.routing ?? recorded.routing,
+      agents: options.agents ?? recorded.agents,
+      skills: options.skills ?? recorded.skills,
+      builtin: options.agents === undefined && options.skills === undefined && recorded.builtin === true,
+    };
+    targets = [{ file: plan.record.prd, dependsOn: [], stories: plan.stories, carried: plan.carried }];
+  } else {
+    if (!given)
+      throw new MeshflowError("usage", "flow run needs a PRD file or a folder of PRDs (or --rerun-failed <runId>)");
+    if (isPrdFolder(given)) {
+      folder = true;
+      if (options.runId) throw new MeshflowError("usage", "--run-id takes one PRD file, not a folder");
+      const listed: FolderPrd[] = listPrdFolder(given);
+      if (!listed.length)
+        throw new MeshflowError("usage", `${given}: no PRD files (prd-*.json, *.prd.json) in this folder`);
+      targets = listed.map((p) => ({ file: p.file, dependsOn: p.dependsOn, stories: options.story }));
+    } else {
+      const prd = readPrd(given);
+      const deps = (prd?.dependsOn ?? []).map((d) => resolvePath(dirname(given), d));
+      targets = [{ file: given, dependsOn: deps, stories: options.story, runId: options.runId }];
+    }
+  }
+  const models = modelSettings(options);
+  const warm = [...new Set(targets.flatMap((t) => prdServers(t.file, t.stories)))];
+  return withEnvironment({ ...env, models, warm }, async (built) => {
+    const view = viewFor(options, output);
+    let code: ExitCode = EXIT.ok;
+    let remaining = options.maxStories ?? Number.POSITIVE_INFINITY;
+    for (const target of targets) {
+      if (remaining <= 0) {
+        if (!options.json)
+          output.err(`--max-stories ${options.maxStories} reached; ${basename(target.file)} not started`);
+        break;
+      }
+      const waiting = target.dependsOn.filter((dep) => readPrd(dep)?.userStories.some((s) => !s.passes) !== false);
+      if (waiting.length) {
+        output.err(
+          `flow: ${basename(target.file)} not run: it depends on ${waiting.map((w) => basename(w)).join(", ")}, which has stories that have not passed`,
+        );
+        // Asked for by name, a PRD that cannot run is work not done; in a folder it just waits its turn.
+        if (!folder) code = worse(code, EXIT.failure);
+        continue;
+      }
+      const stories = selectStories(target, remaining, folder || options.maxStories !== undefined);
+      if (stories && !stories.length) {
+        if (!options.json) output.err(`${basename(target.file)}: every story passed; nothing to run`);
+        continue;
+      }
+      const ran = await runOne(
+        { ...target, ...(stories ? { stories } : {}) },
+        targets.map((t) => resolvePath(t.file)),
+        options,
+        built,
+        models,
+        view,
+        output,
+      );
+      code = worse(code, ran.code);
+      remaining -= ran.stories;
+      if (ran.code === EXIT.interrupted || (options.failFast && ran.code !== EXIT.ok)) break;
+    }
+    return code;
+  });
+}
+
+/**
+ * The stories of a target's run: with a limit (or in a folder run) its stories that have not passed,
+ * in run order, at most `limit`; otherwise undefined (every story, as a plain run).
+ */
+function selectStories(target: Target, limit: number, limited: boolean): string[] | undefined {
+  if (!limited) return target.stories;
+  const prd = readPrd(target.file);
+  if (!prd) return target.stories; // the run reports why the PRD is invalid
+  const wanted = target.stories ? new Set(target.stories) : undefined;
+  return storiesInRunOrder(prd)
+    .filter(({ story }) => !story.passes && (!wanted || wanted.has(story.id)))
+    .map(({ story }) => story.id)
+    .slice(0, Number.isFinite(limit) ? limit : undefined);
+}
+
+/** Runs one PRD with the workflow's hooks; returns its exit code and how many stories concluded. */
+async function runOne(
+  target: Target,
+  /** Every PRD of this command: their files and progress logs are the runtime's, not a dirty tree. */
+  prdFiles: readonly string[],
+  options: RunCommandOptions,
+  env: RunEnvironment,
+  models: ReturnType<typeof modelSettings>,
+  view: View,
+  output: Output,
+): Promise<{ code: ExitCode; stories: number }> {
+  const prd = readPrd(target.file);
+  const commit = options.commit === true || prd?.git?.commit === true;
+  const git = await Git.find(dirname(resolvePath(target.file)));
+  if ((commit || options.branch) && !git)
+    throw new MeshflowError("usage", `${target.file} is not in a git repository: --commit and --branch need one`);
+  if (git && commit && !options.allowDirty) {
+    const ours = bookkeeping(git, [...prdFiles, ...target.dependsOn], env.store.root);
+    // A re-run's stories left their kept steps' changes uncommitted: those are theirs to commit.
+    const latest = new StoryMemory(env.store.root).latest(target.file);
+    const kept = new Set([...(target.carried?.keys() ?? [])].flatMap((id) => latest.get(id)?.files ?? []));
+    await assertCleanTree(git, (path) => ours(path) || kept.has(path));
+  }
+  if (git && options.branch) {
+    if (!prd?.branchName) throw new MeshflowError("usage", `${target.file}: --branch needs a "branchName" in the PRD`);
+    const created = await git.checkoutBranch(prd.branchName);
+    if (!options.json) output.err(`${created ? "created and checked out" : "on"} branch ${prd.branchName}`);
+  }
+  const workflow = {
+    commit,
+    ...(target.dependsOn.length ? { related: target.dependsOn } : {}),
+    ...(options.rerunFailed ? { rerunOf: options.rerunFailed } : {}),
+  };
+  const hooks = workflowHooks(target.file, workflow, env, git, options, output, target.carried);
+  const trace = (await processTracing())?.runSink();
+  const session = await startRun(
+    {
+      ...env,
+      hooks,
+      onEvent: (e) => {
+        view.onEvent(e);
+        trace?.(e);
+      },
+      ...confirmation(options, view),
+    },
+    {
+      prdFile: target.file,
+      runId: target.runId,
+      stories: target.stories,
+      failFast: options.failFast === true,
+      record: {
+        mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
+        routing: options.routing ? resolvePath(options.routing) : undefined,
+        agents: env.recorded.agents,
+        skills: env.recorded.skills,
+        ...(env.recorded.builtin ? { builtin: true } : {}),
+        models,
+        ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
+        workflow,
+      },
+    },
+  );
+  const summary = await drive(session, view, output);
+  if (!options.json) await printSummaryTable(summary, env.store, output);
+  const { passed, failed, blocked } = summary.counts;
+  return { code: report(summary, options, output), stories: passed + failed + blocked };
+}
+
+/** The PRD workflow's hooks of a run: progress log, story memory, commits, kept steps of a re-run. */
+function workflowHooks(
+  prdFile: string,
+  workflow: NonNullable<RunOptions["workflow"]>,
+  env: RunEnvironment,
+  git: Git | undefined,
+  options: { json?: boolean | undefined },
+  output: Output,
+  carried?: Map<string, Map<number, CarriedStep>>,
+  resumed?: { runId: string; log: ReadonlyArray<Record<string, unknown>> },
+): StoryHooks {
+  return prdWorkflow({
+    ...(resumed ? { earlierLog: resumed.log, resuming: resumed.runId } : {}),
+    prdFile,
+    storeRoot: env.store.root,
+    related: workflow.related ?? [],
+    commit: workflow.commit === true,
+    ...(git ? { git } : {}),
+    ...(carried ? { carried } : {}),
+    onCommit: (c) => {
+      if (!options.json) output.err(`committed ${c.commit.slice(0, 12)} ${c.message} (${c.files.length} file(s))`);
+    },
+  });
+}
+
+/**
+ * The hooks of a resumed run, from what its record says of the workflow: the same progress log,
+ * memory and commits; a re-run's kept steps are planned again from the run it re-runs.
+ */
+export async function resumedHooks(
+  record: RunRecord,
+  env: RunEnvironment,
+  options: { json?: boolean | undefined },
+  output: Output,
+): Promise<StoryHooks> {
+  const workflow = record.options.workflow ?? {};
+  const git = await Git.find(dirname(record.prd));
+  const carried = workflow.rerunOf ? (await rerunPlan(env.store, workflow.rerunOf)).carried : undefined;
+  const log = join(env.store.root, "runs", record.runId, "log.ndjson");
+  const earlier = existsSync(log)
+    ? readFileSync(log, "utf8")
+        .split("\n")
+        .flatMap((line) => {
+          try {
+            return line ? [JSON.parse(line) as Record<string, unknown>] : [];
+          } catch {
+            return []; // a torn last line
+          }
+        })
+    : [];
+  return workflowHooks(record.prd, workflow, env, git, options, output, carried, {
+    runId: record.runId,
+    log: earlier,
+  });
+}

@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { MeshflowError } from "../errors/MeshflowError.js";
+import { formatJsonPath } from "../json/jsonPath.js";
+import { parseJsonText } from "../json/parseJsonText.js";
+import { didYouMean } from "../text/suggest.js";
+
+/** One PRD of a folder, in the order a folder run takes them. */
+export interface FolderPrd {
+  /** Absolute path. */
+  file: string;
+  /** File name, e.g. `prd-auth.json`. */
+  name: string;
+  /** Absolute paths of the PRDs it depends on (its `dependsOn`). */
+  dependsOn: string[];
+}
+
+/** True for the file names a folder run picks up: `prd-*.json` and `*.prd.json`. */
+export function isPrdFileName(name: string): boolean {
+  return (name.startsWith("prd-") && name.endsWith(".json")) || (name.endsWith(".prd.json") && name !== ".prd.json");
+}
+
+/** True when `path` is a folder (a folder run) rather than a PRD file. */
+export function isPrdFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The `dependsOn` of a PRD file, read without validating the rest (the run validates it whole). */
+function dependenciesOf(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (cause) {
+    throw new MeshflowError("file_not_found", `${file}: cannot read PRD: ${(cause as Error).message}`, { cause });
+  }
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) return []; // The run reports the invalid JSON with its position.
+  const deps = (parsed.value as { dependsOn?: unknown } | null)?.dependsOn;
+  if (deps === undefined) return [];
+  if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string"))
+    throw new MeshflowError("prd_invalid", `${file}: $.dependsOn: expected an array of PRD file names`, {
+      details: { file, path: "$.dependsOn" },
+    });
+  return deps as string[];
+}
+
+/**
+ * The PRDs of a folder (`prd-*.json`, `*.prd.json`) in run order: name order, except that a PRD comes
+ * after every PRD its `dependsOn` names (relative to its folder). Throws `prd_invalid` naming the file
+ * and JSON path for a dependency that is not a PRD of the folder, and for a dependency cycle.
+ */
+export function listPrdFolder(folder: string): FolderPrd[] {
+  const dir = resolve(folder);
+  const names = readdirSync(dir)
+    .filter(isPrdFileName)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const byFile = new Map<string, FolderPrd>();
+  for (const name of names) {
+    const file = join(dir, name);
+    const dependsOn = dependenciesOf(file).map((dep, i) => {
+      const target = resolve(dirname(file), dep);
+      if (!names.includes(basename(target)) || dirname(target) !== dir)
+        throw new MeshflowError(
+          "prd_invalid",
+          `${file}: ${formatJsonPath(["dependsOn", i])}: "${dep}" is not a PRD of ${folder}${didYouMean(dep, names)}`,
+          { details: { file, path: formatJsonPath(["dependsOn", i]) } },
+        );
+      return target;
+    });
+    byFile.set(file, { file, name, dependsOn });
+  }
+  const ordered: FolderPrd[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (prd: FolderPrd, chain: string[]): void => {
+    const seen = state.get(prd.file);
+    if (seen === "done") return;
+    if (seen === "visiting")
+      throw new MeshflowError(
+        "prd_invalid",
+        `${prd.file}: $.dependsOn: dependency cycle ${[...chain, prd.name].join(" → ")}`,
+        { details: { file: prd.file, path: "$.dependsOn" } },
+      );
+    state.set(prd.file, "visiting");
+    for (const dep of prd.dependsOn) {
+      const target = byFile.get(dep);
+      if (target) visit(target, [...chain, prd.name]);
+    }
+    state.set(prd.file, "done");
+    ordered.push(prd);
+  };
+  for (const prd of byFile.values()) visit(prd, []);
+  return ordered;
+}

@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { MeshflowError, runProcess } from "@meshflow/core";
+
+/** Bytes kept of git's output (a `status` of a big tree fits). */
+const MAX_OUTPUT = 16 * 1024 * 1024;
+const TIMEOUT_MS = 60_000;
+
+/** What `git status` says of one path, with a digest of its content so a further edit shows. */
+export type TreeState = ReadonlyMap<string, string>;
+
+/**
+ * A git repository, driven through `git` with argv (never a shell) by the core's `runProcess`. Paths
+ * are relative to the repository's top folder, with `/`.
+ */
+export class Git {
+  readonly root: string;
+
+  private constructor(root: string) {
+    this.root = root;
+  }
+
+  /** The repository `dir` is in, or undefined when it is in none (or git is not installed). */
+  static async find(dir: string): Promise<Git | undefined> {
+    const out = await run(resolve(dir), ["rev-parse", "--show-toplevel"], false);
+    return out === undefined ? undefined : new Git(out.trim());
+  }
+
+  /** `git <args>` in the repository; throws `dependency_missing`/`git_failed` naming the command on failure. */
+  async git(args: readonly string[]): Promise<string> {
+    return (await run(this.root, args, true)) ?? "";
+  }
+
+  /** The repository-relative form of `path`, or undefined when it is outside the repository. */
+  relative(path: string): string | undefined {
+    const rel = relative(this.root, resolve(path));
+    if (!rel || rel.startsWith(`..${sep}`) || rel === "..") return undefined;
+    return rel.split(sep).join("/");
+  }
+
+  /**
+   * Every changed, staged or untracked path, each with its status and a digest of its content; paths
+   * `ignored` says are left out (and never read: the run store's files grow during a run).
+   */
+  async state(ignored: (path: string) => boolean = () => false): Promise<TreeState> {
+    const out = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+    const state = new Map<string, string>();
+    const parts = out.split("\0");
+    for (let i = 0; i < parts.length; i++) {
+      const entry = parts[i] ?? "";
+      if (entry.length < 4) continue;
+      const code = entry.slice(0, 2);
+      const path = entry.slice(3);
+      if (code.startsWith("R") || code.startsWith("C")) i++; // the source path follows
+      if (!ignored(path)) state.set(path, `${code} ${digestOf(join(this.root, path))}`);
+    }
+    return state;
+  }
+
+  /** Paths whose state differs between `before` and `after` (changed, created, deleted or cleaned). */
+  static changed(before: TreeState, after: TreeState): string[] {
+    const paths = new Set<string>();
+    for (const [path, state] of after) if (before.get(path) !== state) paths.add(path);
+    for (const path of before.keys()) if (!after.has(path)) paths.add(path);
+    return [...paths].sort();
+  }
+
+  /** The current branch name (empty on a detached HEAD). */
+  async branch(): Promise<string> {
+    return (await this.git(["branch", "--show-current"])).trim();
+  }
+
+  /** Checks out `branch`, creating it from HEAD when it does not exist. Returns whether it was created. */
+  async checkoutBranch(branch: string): Promise<boolean> {
+    if ((await this.branch()) === branch) return false;
+    const exists = await run(this.root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], false);
+    await this.git(exists === undefined ? ["checkout", "-b", branch] : ["checkout", branch]);
+    return exists === undefined;
+  }
+
+  /** Commits exactly `paths` (added first, deletions included) with `message` paragraphs; returns the new commit id. */
+  async commit(paths: readonly string[], message: readonly string[]): Promise<string> {
+    await this.git(["add", "-A", "--", ...paths]);
+    await this.git(["commit", "--quiet", ...message.flatMap((m) => ["-m", m]), "--", ...paths]);
+    return (await this.git(["rev-parse", "HEAD"])).trim();
+  }
+}
+
+function digestOf(file: string): string {
+  try {
+    return createHash("sha1").update(readFileSync(file)).digest("hex").slice(0, 16);
+  } catch {
+    return "-"; // deleted, or a folder (a submodule)
+  }
+}
+
+async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
+  const outcome = await runProcess("git", args, {
+    cwd,
+    timeoutMs: TIMEOUT_MS,
+    maxOutputBytes: MAX_OUTPUT,
+    keepStdout: "head",
+    killGraceMs: 1000,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+  });
+  if (outcome.exitCode === 0) return outcome.stdout.text;
+  if (!required) return undefined;
+  if (outcome.spawnError)
+    throw new MeshflowError("dependency_missing", `git could not be started: ${outcome.spawnError.message}`);
+  throw new MeshflowError(
+    "git_failed",
+    `git ${args[0] ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
+  );
+}
