@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RedisClassificationCache } from "@meshflow/resolver";
+import { RedisClassificationCache } from "@meshflow/queue";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { realServers } from "../helpers/realServerTools.js";
 import { FLOW_BIN, ROOT, runFlow } from "../helpers/runFlow.js";

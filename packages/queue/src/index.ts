@@ -41,6 +41,7 @@ export {
 } from "./QueueSettings.js";
 export { QueueWorker, type QueueWorkerOptions, type WorkerEvent } from "./QueueWorker.js";
 export { RedisCallJournal } from "./RedisCallJournal.js";
+export { type RedisCacheOptions, RedisClassificationCache } from "./RedisClassificationCache.js";
 export {
   type QueuedRun,
   type QueuedRunCounts,

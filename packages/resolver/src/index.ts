@@ -7,15 +7,12 @@ export {
   loadAliasMaps,
   mergeAliasFiles,
 } from "./aliases/AliasMap.js";
-export type { CachedClassification, ClassificationCache } from "./cache/ClassificationCache.js";
-export { DEFAULT_CACHE_FILE, FileClassificationCache } from "./cache/FileClassificationCache.js";
-export { type OpenCacheOptions, openClassificationCache } from "./cache/openClassificationCache.js";
 export {
-  DEFAULT_REDIS_PREFIX,
-  type RedisCacheOptions,
-  RedisClassificationCache,
-  redactRedisUrl,
-} from "./cache/RedisClassificationCache.js";
+  type CachedClassification,
+  type ClassificationCache,
+  isCachedClassification,
+} from "./cache/ClassificationCache.js";
+export { DEFAULT_CACHE_FILE, FileClassificationCache } from "./cache/FileClassificationCache.js";
 export {
   type AnnotationRequirement,
   buildCapabilityCatalog,

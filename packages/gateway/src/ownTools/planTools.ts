@@ -5,8 +5,8 @@ import {
   classifyTools,
   computeCoverage,
   coverageSpecialists,
+  FileClassificationCache,
   loadSkillsFolder,
-  openClassificationCache,
   prdServers,
 } from "@meshflow/resolver";
 import { dryRun, specialistInfo } from "@meshflow/runtime";
@@ -87,7 +87,7 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
         const { catalog, overrides, skills, aliases } = loadSkillsFolder(skillsDir);
         const configured = [...env.mcpConfig.servers.keys()];
         const { tools, failures } = await hub.pool.discover(configured);
-        const cache = await openClassificationCache({ file: join(env.store.root, "cache", "classifications.json") });
+        const cache = new FileClassificationCache(join(env.store.root, "cache", "classifications.json"));
         let index: Awaited<ReturnType<typeof classifyTools>>;
         try {
           index = await classifyTools(tools, { catalog, cache, overrides });

@@ -7,8 +7,8 @@ import {
   type ClassificationCache,
   classifyTools,
   DEFAULT_CACHE_FILE,
+  FileClassificationCache,
   loadSkillsFolder,
-  openClassificationCache,
   type Skill,
   type SpecialistInfo,
   skillsForSpecialist,
@@ -54,11 +54,13 @@ export async function loadToolsContext(options: ToolsOptions, servers?: readonly
     if (!servers || servers.includes(name))
       failures.push({ server: name, code: "mcp_config_invalid", message: problems.map((p) => p.message).join("; ") });
   const redisUrl = options.redis ?? process.env.FLOW_REDIS_URL;
-  const cache: ClassificationCache = await openClassificationCache({
-    redisUrl,
-    file: options.cache ?? DEFAULT_CACHE_FILE,
-    ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
-  });
+  // The queue package (and with it BullMQ and ioredis) loads only when a Redis cache is asked for.
+  const cache: ClassificationCache = redisUrl
+    ? await (await import("@meshflow/queue")).RedisClassificationCache.connect(
+        redisUrl,
+        options.redisPrefix ? { prefix: options.redisPrefix } : {},
+      )
+    : new FileClassificationCache(options.cache ?? DEFAULT_CACHE_FILE);
   try {
     const index = await classifyTools(tools, { catalog, cache, overrides });
     return {

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { ToolDescriptor } from "@meshflow/core";
+import { classifyTools, loadCapabilityCatalog } from "@meshflow/resolver";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { freePort as freePortForTest } from "../../../../tests/helpers/redisServer.js";
-import { loadCapabilityCatalog } from "../capabilities/CapabilityCatalog.js";
-import { classifyTools } from "../capabilities/classifyTools.js";
-import { openClassificationCache } from "./openClassificationCache.js";
-import { RedisClassificationCache, redactRedisUrl } from "./RedisClassificationCache.js";
+import { freePort as freePortForTest } from "../../../tests/helpers/redisServer.js";
+import { redactRedisUrl } from "./connectRedis.js";
+import { RedisClassificationCache } from "./RedisClassificationCache.js";
 
 const catalog = loadCapabilityCatalog();
 const tool: ToolDescriptor = {
@@ -55,16 +54,6 @@ describe("RedisClassificationCache", () => {
     expect(await b.getMany([tool.qualifiedName])).toEqual([undefined]);
     expect(await a.clear()).toBe(1);
     expect(await a.getMany([tool.qualifiedName])).toEqual([undefined]);
-  });
-
-  it("openClassificationCache picks Redis for a URL and the JSON file otherwise", async () => {
-    const redis = await openClassificationCache({
-      redisUrl: inject("redisUrl"),
-      prefix: `meshflow:test:${randomUUID()}:`,
-    });
-    expect(redis.kind).toBe("redis");
-    await redis.close();
-    expect((await openClassificationCache({ file: "/tmp/x.json" })).kind).toBe("file");
   });
 
   it("an unreachable Redis is redis_unavailable naming the URL without its password", async () => {
