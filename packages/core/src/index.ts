@@ -9,6 +9,7 @@ export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLoc
 export { processAlive } from "./fs/processAlive.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
 export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export { canonicalJson, digestOf, sha256Hex } from "./json/canonicalJson.js";
 export {
   checkJsonLimits,
   type JsonLimitProblem,

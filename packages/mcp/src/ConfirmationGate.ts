@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ToolDescriptor } from "@meshflow/core";
-import { canonicalJson } from "./internal/canonicalJson.js";
+import { canonicalJson, type ToolDescriptor } from "@meshflow/core";
 import type { Clock } from "./types.js";
 
 /** How long a confirmation token is valid. */

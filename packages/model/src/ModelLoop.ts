@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  canonicalJson,
   isMeshflowError,
   type ModelClaim,
   type ModelRequestSize,
@@ -9,9 +10,9 @@ import {
   type ModelTask,
   type StepModel,
   type StepStatus,
+  sha256Hex,
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
-import { canonical, sha256Of } from "./internal/digest.js";
 import { resultForModel } from "./internal/resultText.js";
 import { safeToolNames } from "./internal/toolNames.js";
 import {
@@ -71,7 +72,7 @@ export class RequestDigest {
   #folded = 0;
 
   constructor(system: string, tools: readonly ChatTool[]) {
-    this.#digest = sha256Of({ system, tools });
+    this.#digest = sha256Hex(canonicalJson({ system, tools }));
   }
 
   /** The digest of a request whose first messages are those folded so far. */
@@ -79,7 +80,7 @@ export class RequestDigest {
     for (; this.#folded < messages.length; this.#folded++)
       this.#digest = createHash("sha256")
         .update(this.#digest)
-        .update(canonical(digestPart(messages[this.#folded] as ChatMessage)))
+        .update(canonicalJson(digestPart(messages[this.#folded] as ChatMessage)))
         .digest("hex");
     return this.#digest;
   }

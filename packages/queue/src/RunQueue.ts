@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { MeshflowError } from "@meshflow/core";
+import { randomBytes } from "node:crypto";
+import { digestOf, MeshflowError } from "@meshflow/core";
 import type { FlowProducer, JobType, Queue } from "bullmq";
 import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
@@ -53,16 +53,6 @@ export function newQueuedRunId(now = new Date()): string {
   return `q${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
-
 /** Digest of what makes two enqueues the same run: the PRD's content (not its formatting) and the run options. */
 export function enqueueDigest(request: EnqueueRequest): string {
   let content: unknown;
@@ -78,9 +68,7 @@ export function enqueueDigest(request: EnqueueRequest): string {
     failFast: !!request.failFast,
     model: request.model ?? null,
   };
-  return `sha256:${createHash("sha256")
-    .update(JSON.stringify(canonical(key)))
-    .digest("hex")}`;
+  return digestOf(key);
 }
 
 /**

@@ -11,7 +11,6 @@ export {
   writeStoriesPassed,
   writeStoryPassed,
 } from "./gate/writeStoryPassed.js";
-export { canonicalJson, digestOf } from "./internal/digest.js";
 export { processAlive } from "./internal/ndjson.js";
 export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 export type {

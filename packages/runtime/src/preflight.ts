@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import {
   didYouMean,
+  digestOf,
   formatProblem,
   hasErrors,
   loadPrdFile,
@@ -14,7 +15,6 @@ import {
   stepKey,
   type ToolDescriptor,
 } from "@meshflow/core";
-import { digestOf } from "./internal/digest.js";
 import type { PlannedStory, RunPlan } from "./RunPlan.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 

@@ -1,5 +1,6 @@
 import {
   checkJsonLimits,
+  digestOf,
   type ErrorCode,
   parseQualifiedName,
   type RunEvent,
@@ -9,7 +10,6 @@ import {
 } from "@meshflow/core";
 import type { CallJournal, Executor } from "@meshflow/mcp";
 import type { ToolPlane } from "../ToolPlane.js";
-import { digestOf } from "./digest.js";
 
 /** Result codes that mean "not run, refused" rather than "ran and failed". */
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
