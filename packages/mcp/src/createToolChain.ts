@@ -3,12 +3,8 @@ import { ConfirmationGate } from "./ConfirmationGate.js";
 import { composeMiddleware } from "./composeMiddleware.js";
 import { Guard } from "./Guard.js";
 import { MetricsCollector } from "./MetricsCollector.js";
-import { confirmationMiddleware } from "./middleware/confirmationMiddleware.js";
-import { guardMiddleware } from "./middleware/guardMiddleware.js";
-import { metricsMiddleware } from "./middleware/metricsMiddleware.js";
-import { policyMiddleware } from "./middleware/policyMiddleware.js";
+import { buildMiddleware, MIDDLEWARE_PARTS } from "./middleware/middlewareParts.js";
 import { poolHandler } from "./middleware/poolHandler.js";
-import { validationMiddleware } from "./middleware/validationMiddleware.js";
 import type { SchemaValidator } from "./SchemaValidator.js";
 import type { DescribeTool, EventSink, ToolHandler } from "./types.js";
 
@@ -27,6 +23,9 @@ export interface ToolChainOptions {
   now?: () => number;
 }
 
+/** A run's tool calls pass every middleware. */
+const TOOL_CHAIN = MIDDLEWARE_PARTS.map((part) => part.name);
+
 /** The default {@link DescribeTool} over a pool: its cache, else discovery of the tool's server. */
 export function describeFromPool(pool: ClientPool): DescribeTool {
   return (qualifiedName) => pool.cachedTool(qualifiedName) ?? pool.getTool(qualifiedName);
@@ -42,16 +41,14 @@ export function describeFromPool(pool: ClientPool): DescribeTool {
  */
 export function createToolChain(options: ToolChainOptions): ToolHandler {
   const { pool, onEvent } = options;
-  const describe = options.describe ?? describeFromPool(pool);
-  const emit = onEvent ? { onEvent } : {};
-  return composeMiddleware(
-    [
-      metricsMiddleware(options.metrics ?? new MetricsCollector(), options.now ? { now: options.now } : {}),
-      guardMiddleware(options.guard ?? new Guard(), emit),
-      policyMiddleware(emit),
-      confirmationMiddleware(options.confirmation ?? new ConfirmationGate(), describe, emit),
-      validationMiddleware(describe, { ...emit, ...(options.validator ? { validator: options.validator } : {}) }),
-    ],
-    poolHandler(pool, emit),
-  );
+  const middleware = buildMiddleware(TOOL_CHAIN, {
+    metrics: options.metrics ?? new MetricsCollector(),
+    guard: options.guard ?? new Guard(),
+    confirmation: options.confirmation ?? new ConfirmationGate(),
+    describe: options.describe ?? describeFromPool(pool),
+    ...(options.validator ? { validator: options.validator } : {}),
+    ...(onEvent ? { onEvent } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return composeMiddleware(middleware, poolHandler(pool, onEvent ? { onEvent } : {}));
 }

@@ -4,14 +4,14 @@ import type { ConfirmationGate } from "../ConfirmationGate.js";
 import { composeMiddleware } from "../composeMiddleware.js";
 import type { Guard } from "../Guard.js";
 import type { MetricsCollector } from "../MetricsCollector.js";
-import { confirmationMiddleware } from "../middleware/confirmationMiddleware.js";
-import { guardMiddleware } from "../middleware/guardMiddleware.js";
-import { metricsMiddleware } from "../middleware/metricsMiddleware.js";
+import { buildMiddleware, MIDDLEWARE_PARTS } from "../middleware/middlewareParts.js";
 import { poolHandler } from "../middleware/poolHandler.js";
-import { validationMiddleware } from "../middleware/validationMiddleware.js";
 import { refusal } from "../refusal.js";
 import type { SchemaValidator } from "../SchemaValidator.js";
 import type { CallContext, DescribeTool, EventSink, ToolHandler } from "../types.js";
+
+/** A served tool passes every middleware but the repertoire policy (a session's repertoire is what it lists). */
+const SERVER_CHAIN = MIDDLEWARE_PARTS.map((part) => part.name).filter((name) => name !== "policy");
 
 /** A tool implemented in the server process, found by its chain name. */
 export type LocalHandler = (args: Record<string, unknown>, ctx: CallContext) => Promise<ToolResult>;
@@ -48,15 +48,7 @@ export function createServerChain(options: ServerChainOptions): ToolHandler {
       return Promise.resolve(failure(error));
     }
   };
-  return composeMiddleware(
-    [
-      metricsMiddleware(options.metrics),
-      guardMiddleware(options.guard, emit),
-      confirmationMiddleware(options.confirmation, options.describe, emit),
-      validationMiddleware(options.describe, { ...emit, validator: options.validator }),
-    ],
-    dispatch,
-  );
+  return composeMiddleware(buildMiddleware(SERVER_CHAIN, options), dispatch);
 }
 
 /** A thrown error as a refusal; its details (problems, candidates…) travel along. */
