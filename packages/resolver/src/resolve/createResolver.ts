@@ -1,14 +1,15 @@
 import { isMeshflowError, MeshflowError, type ToolDescriptor } from "@meshflow/core";
 import { type AliasEntry, type AliasMap, EMPTY_ALIAS_MAP } from "../aliases/AliasMap.js";
 import type { CapabilityIndex } from "../capabilities/CapabilityIndex.js";
-import { type Lookup, type RepertoireIndex, repertoireIndex } from "./RepertoireIndex.js";
+import { type RepertoireIndex, repertoireIndex } from "./RepertoireIndex.js";
 import { rankCandidates } from "./rankCandidates.js";
+import type { Pack, ResolutionTier, TierQuery } from "./tiers/Tier.js";
+import { TIERS } from "./tiers/tiers.js";
 
-/** The resolution tiers, in the order they are tried. */
-export const RESOLUTION_TIERS = ["exact", "alias", "prefix", "capability"] as const;
+/** The resolution tiers' names, in the order they are tried. */
+export const RESOLUTION_TIERS: readonly ResolutionTier[] = TIERS.map((tier) => tier.name);
 
-/** One resolution tier. */
-export type ResolutionTier = (typeof RESOLUTION_TIERS)[number];
+export type { ResolutionTier };
 
 /** Which real tool a name means, and how that was decided (provenance). */
 export interface Resolution {
@@ -102,11 +103,6 @@ export interface ResolverOptions {
   onWarning?: (warning: ResolverWarning) => void;
 }
 
-interface Pack {
-  aliases: ReadonlyMap<string, AliasEntry>;
-  prefixes: readonly string[];
-}
-
 function list(tools: readonly ToolDescriptor[]): string {
   return tools.map((t) => t.qualifiedName).join(", ");
 }
@@ -122,8 +118,9 @@ function ambiguous(input: string, tier: ResolutionTier, tools: readonly ToolDesc
 }
 
 /**
- * Creates the resolver every tool call goes through. Tiers 1–2 are map lookups over a per-repertoire
- * index; tier 3 tries each configured prefix; tier 4 looks up the name's capability.
+ * Creates the resolver every tool call goes through: the {@link TIERS} in order (exact and alias are map
+ * lookups over a per-repertoire index; prefix tries each configured prefix; capability looks up the
+ * name's capability), the first that finds the tool decides.
  *
  * @example
  * const resolver = createResolver({ aliases: loadAliasMaps("skills/aliases"), capabilities: index });
@@ -181,72 +178,26 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
     return resolution;
   }
 
-  function single(input: string, lookup: Lookup, tier: ResolutionTier, how: string): ToolDescriptor | undefined {
-    if (lookup === undefined || !Array.isArray(lookup)) return lookup as ToolDescriptor | undefined;
-    counts.ambiguous++;
-    throw ambiguous(input, tier, lookup, how);
-  }
-
-  function byPrefix(
-    name: string,
-    index: RepertoireIndex,
-    pack: Pack,
-    specialist: string | undefined,
-    warnings: string[],
-  ) {
-    let hit: { tool: ToolDescriptor; prefix: string } | undefined;
-    const tied: ToolDescriptor[] = [];
-    for (const prefix of pack.prefixes) {
-      if (!name.startsWith(prefix) || name.length === prefix.length) continue;
-      const stripped = name.slice(prefix.length);
-      const tool = single(name, index.lookup(stripped), "prefix", `"${stripped}" after stripping "${prefix}"`);
-      if (!tool) continue;
-      if (!hit) hit = { tool, prefix };
-      else if (hit.tool !== tool && !tied.includes(tool)) tied.push(tool);
-    }
-    if (!hit) return undefined;
-    if (tied.length) {
+  /** The query the tiers see for one name (their helpers count ambiguities and warnings here). */
+  function query(name: string, index: RepertoireIndex, pack: Pack, specialist: string | undefined): TierQuery {
+    const tie = (tier: ResolutionTier, tools: readonly ToolDescriptor[], how: string): never => {
       counts.ambiguous++;
-      throw ambiguous(name, "prefix", [hit.tool, ...tied], "different prefixes strip to different tools");
-    }
-    counts.prefixStrips[name] = (counts.prefixStrips[name] ?? 0) + 1;
-    const bare = name.slice(hit.prefix.length);
-    warnings.push(
-      warn({
-        kind: "prefix_strip",
-        input: name,
-        specialist,
-        prefix: hit.prefix,
-        qualifiedName: hit.tool.qualifiedName,
-        message:
-          `"${name}" resolved to ${hit.tool.qualifiedName} by stripping the prefix "${hit.prefix}"; ` +
-          `add an alias entry "${name}: ${bare}"${specialist ? ` to the ${specialist} alias map` : ""}`,
-      }),
-    );
-    return hit;
-  }
-
-  function byCapability(name: string, index: RepertoireIndex, pack: Pack) {
-    if (!capabilities) return undefined;
-    let ids = capabilities.capabilitiesOfName(name);
-    if (!ids.length)
-      for (const prefix of pack.prefixes)
-        if (name.startsWith(prefix) && name.length > prefix.length) {
-          ids = capabilities.capabilitiesOfName(name.slice(prefix.length));
-          if (ids.length) break;
-        }
-    if (!ids.length) return undefined;
-    const sets = ids.map((id) => index.withCapability(capabilities, id));
-    // Tools with every capability the name suggests; when none has all, any of them.
-    const first = sets[0] ?? [];
-    let tools = first.filter((tool) => sets.every((set) => set.includes(tool)));
-    if (!tools.length) tools = [...new Set(sets.flat())];
-    if (tools.length > 1) {
-      counts.ambiguous++;
-      throw ambiguous(name, "capability", tools, `${tools.length} tools have the capability ${ids.join(" + ")}`);
-    }
-    const tool = tools[0];
-    return tool && { tool, capabilities: ids };
+      throw ambiguous(name, tier, tools, how);
+    };
+    return {
+      name,
+      index,
+      pack,
+      specialist,
+      capabilities,
+      warnings: [],
+      single: (lookup, tier, how) =>
+        lookup === undefined || !Array.isArray(lookup)
+          ? (lookup as ToolDescriptor | undefined)
+          : tie(tier, lookup, how),
+      ambiguous: tie,
+      warn: (warning) => warn({ ...warning, input: name, specialist }),
+    };
   }
 
   function notFound(
@@ -278,32 +229,16 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
     repertoire: readonly ToolDescriptor[],
     resolveOptions: ResolveOptions | undefined,
   ): Resolution | { miss: typeof MISS; index: RepertoireIndex; pack: Pack; warnings: string[] } {
-    const index = repertoireIndex(repertoire);
     const specialist = resolveOptions?.specialist;
-    const exact = single(name, index.lookup(name), "exact", "the bare name is on several servers");
-    if (exact) return found(name, exact, "exact", []);
-
     const pack = (specialist !== undefined && packs.get(specialist)) || shared;
-    const warnings: string[] = [];
-    const alias = pack.aliases.get(name);
-    if (alias) {
-      const target = single(name, index.lookup(alias.to), "alias", `alias target "${alias.to}" is on several servers`);
-      if (target) return found(name, target, "alias", warnings, `${alias.from} → ${alias.to} in ${alias.file}`);
-      warnings.push(
-        warn({
-          kind: "alias_target_missing",
-          input: name,
-          specialist,
-          message: `alias "${name}" → "${alias.to}" (${alias.file}) names a tool that is not in this repertoire`,
-        }),
-      );
+    const q = query(name, repertoireIndex(repertoire), pack, specialist);
+    for (const tier of TIERS) {
+      const hit = tier.resolve(q);
+      if (!hit) continue;
+      if (tier.name === "prefix") counts.prefixStrips[name] = (counts.prefixStrips[name] ?? 0) + 1;
+      return found(name, hit.tool, tier.name, q.warnings, hit.via);
     }
-    const stripped = byPrefix(name, index, pack, specialist, warnings);
-    if (stripped) return found(name, stripped.tool, "prefix", warnings, `prefix "${stripped.prefix}"`);
-    const capable = byCapability(name, index, pack);
-    if (capable)
-      return found(name, capable.tool, "capability", warnings, `capability ${capable.capabilities.join(" + ")}`);
-    return { miss: MISS, index, pack, warnings };
+    return { miss: MISS, index: q.index, pack, warnings: q.warnings };
   }
 
   return {
