@@ -29,6 +29,7 @@ export {
 } from "./machine/chiefAnalyst.js";
 export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
+export { effectiveStatus, type StepReport, type StoryReport, storyReports } from "./report/storyReports.js";
 export {
   type RunDependencies,
   type RunSession,

@@ -9,6 +9,7 @@ import {
   type RunSummary,
   resumeRun,
   startRun,
+  storyReports,
 } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
@@ -21,7 +22,6 @@ import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
-import { storyReports } from "./runReport.js";
 
 /** Options of `flow run`. */
 export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
