@@ -5,6 +5,7 @@ import {
   type FileRunStore,
   type ModelSettings,
   type RunDependencies,
+  type RunParts,
   type RunSession,
   type RunSummary,
   resumeRun,
@@ -21,7 +22,7 @@ import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import { type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
-import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
+import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
 
 /** Options of `flow run`. */
 export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
@@ -141,17 +142,20 @@ function report(summary: RunSummary, options: { json?: boolean }, output: Output
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
 }
 
-async function withEnvironment<T>(options: EnvironmentOptions, use: (env: RunEnvironment) => Promise<T>): Promise<T> {
-  const env = await runEnvironment(options);
+async function withEnvironment<T>(
+  options: EnvironmentOptions,
+  use: (built: CommandEnvironment) => Promise<T>,
+): Promise<T> {
+  const built = await runEnvironment(options);
   try {
-    return await use(env);
+    return await use(built);
   } finally {
-    await env.close();
+    await built.env.close();
   }
 }
 
-async function dryRunCommand(file: string, options: RunCommandOptions, env: RunEnvironment, output: Output) {
-  const result = await dryRun(env, { prdFile: file, stories: options.story });
+async function dryRunCommand(file: string, options: RunCommandOptions, parts: RunParts, output: Output) {
+  const result = await dryRun(parts, { prdFile: file, stories: options.story });
   for (const warning of result.warnings) output.err(`flow: warning: ${warning}`);
   if (options.json) printJson(output, result);
   else {
@@ -198,11 +202,11 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   try {
     const models = modelSettings(options);
     const warm = options.dryRun ? [] : prdServers(file, options.story);
-    return await withEnvironment({ ...options, models, warm }, async (env) => {
-      if (options.dryRun) return dryRunCommand(file, options, env, output);
+    return await withEnvironment({ ...options, models, warm }, async ({ env, parts, recorded }) => {
+      if (options.dryRun) return dryRunCommand(file, options, parts, output);
       const view = viewFor(options, output);
       const session = await startRun(
-        { ...env, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        { ...parts, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
         {
           prdFile: file,
           runId: options.runId,
@@ -211,9 +215,9 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
           record: {
             mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
             routing: options.routing ? resolvePath(options.routing) : undefined,
-            agents: env.recorded.agents,
-            skills: env.recorded.skills,
-            ...(env.recorded.builtin ? { builtin: true } : {}),
+            agents: recorded.agents,
+            skills: recorded.skills,
+            ...(recorded.builtin ? { builtin: true } : {}),
             models,
             ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
           },
@@ -256,10 +260,10 @@ export async function resumeCommand(
       callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,
       warm: prdServers(record.prd, record.options.stories),
     };
-    return await withEnvironment(env, async (built) => {
+    return await withEnvironment(env, async ({ parts, env: built }) => {
       const view = viewFor(options, output);
       const session = await resumeRun(
-        { ...built, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        { ...parts, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
         runId,
       );
       const summary = await drive(session, view, output);

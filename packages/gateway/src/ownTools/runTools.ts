@@ -1,8 +1,15 @@
 import type { RunEvent } from "@meshflow/core";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, refusal, type ServedTool } from "@meshflow/mcp";
-import { effectiveStatus, newRunId, type RunRecord, startRun, storyReports } from "@meshflow/runtime";
+import {
+  effectiveStatus,
+  newRunId,
+  type RunEnvironment,
+  type RunRecord,
+  startRun,
+  storyReports,
+} from "@meshflow/runtime";
 import { z } from "zod";
-import type { RunEnvironment } from "../runs/RunEnvironment.js";
+import type { PrdRoot } from "../runs/PrdRoot.js";
 import type { RunTracker } from "../runs/RunTracker.js";
 
 /** How long `flow_run_prd` waits for the run's preflight before answering with its id anyway. */
@@ -10,7 +17,10 @@ const PREFLIGHT_WAIT_MS = 30_000;
 
 /** What the run tools work with. */
 export interface RunToolsContext {
+  /** The runtime's run environment: specialists, routing, store, the tool plane under the gateway's guard. */
   env: RunEnvironment;
+  /** The folder PRD files must lie in. */
+  prds: PrdRoot;
   tracker: RunTracker;
 }
 
@@ -26,7 +36,7 @@ function storiesOf(record: RunRecord, events: readonly RunEvent[]) {
 }
 
 /** `flow_run_prd` and `flow_run_status`. */
-export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
+export function runTools({ env, prds, tracker }: RunToolsContext): ServedTool[] {
   return [
     defineLocalTool({
       name: "flow_run_prd",
@@ -47,8 +57,8 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       run: async ({ prd, stories, failFast, model }) => {
-        const prdFile = env.prdPath(prd);
-        const [plane, specialists, models] = await Promise.all([env.plane(), env.specialists(), env.models(model)]);
+        const prdFile = prds.path(prd);
+        const parts = await env.parts(model);
         const runId = newRunId();
         let markStarted: () => void = () => {};
         const started = new Promise<void>((resolve) => {
@@ -56,12 +66,7 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
         });
         const session = await startRun(
           {
-            plane,
-            store: env.store,
-            specialists,
-            routing: env.routing(),
-            mcpConfig: env.mcpConfig,
-            ...(models ? { models } : {}),
+            ...parts,
             onEvent: (event) => {
               tracker.event(runId, event);
               if (event.type === "run.started") markStarted();
