@@ -20,19 +20,33 @@ import { formatEvent } from "../runView/formatEvent.js";
 import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
-import { type ModelFlags, modelSettings } from "./modelSettings.js";
+import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
 
+/** The flags `flow run` and `flow resume` share: the run's environment, models, output. */
+export interface RunFlags extends ModelFlags, CassetteFlags {
+  mcpConfig?: string;
+  routing?: string;
+  agents?: string[];
+  store?: string;
+  skills?: string;
+  /** `inline` or `queue`: tool calls as BullMQ jobs for `flow worker`s. */
+  executor?: string;
+  redis?: string;
+  redisPrefix?: string;
+  callsPerMinute?: number;
+  json?: boolean;
+  /** Ask before each destructive call (on a terminal; refuse them off one). */
+  confirmDestructive?: boolean;
+}
+
 /** Options of `flow run`. */
-export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags {
+export interface RunCommandOptions extends RunFlags {
   story?: string[];
   failFast?: boolean;
   dryRun?: boolean;
-  json?: boolean;
   runId?: string;
-  /** Ask before each destructive call (on a terminal; refuse them off one). */
-  confirmDestructive?: boolean;
 }
 
 interface View {
@@ -79,7 +93,7 @@ async function printSummaryTable(summary: RunSummary, store: FileRunStore, outpu
 }
 
 /** The `--confirm-destructive` question, asked on the terminal around the view. */
-function confirmation(options: RunCommandOptions, view: View): Pick<RunDependencies, "confirmDestructive"> {
+function confirmation(options: RunFlags, view: View): Pick<RunDependencies, "confirmDestructive"> {
   if (!options.confirmDestructive) return {};
   const isTTY = process.stdin.isTTY === true && process.stderr.isTTY === true;
   return {
@@ -238,9 +252,9 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
  */
 export async function resumeCommand(
   runId: string,
-  options: RunCommandOptions,
+  options: RunFlags,
   output: Output,
-  given: (option: keyof ModelFlags) => boolean = () => true,
+  given: (option: keyof (ModelFlags & CassetteFlags)) => boolean = () => true,
 ): Promise<ExitCode> {
   try {
     const { FileRunStore } = await import("@meshflow/runtime");
@@ -278,12 +292,15 @@ export async function resumeCommand(
 /** The model settings of a resumed run: what it recorded, with the options given now on top. */
 function resumedModels(
   recorded: ModelSettings | undefined,
-  options: RunCommandOptions,
-  given: (option: keyof ModelFlags) => boolean,
+  options: RunFlags,
+  given: (option: keyof (ModelFlags & CassetteFlags)) => boolean,
 ): ModelSettings {
   const now = modelSettings(options);
   if (!recorded) return now;
-  const pick = <K extends keyof ModelSettings>(key: K, flag: keyof ModelFlags): Partial<ModelSettings> => {
+  const pick = <K extends keyof ModelSettings>(
+    key: K,
+    flag: keyof (ModelFlags & CassetteFlags),
+  ): Partial<ModelSettings> => {
     const value = given(flag) && options[flag] !== undefined ? now[key] : recorded[key];
     return value === undefined ? {} : { [key]: value };
   };

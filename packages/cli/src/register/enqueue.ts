@@ -1,4 +1,5 @@
-import { EXIT_CODES_HELP, type Registrar, redisOption, redisPrefixOption } from "./shared.js";
+import type { EnqueueOptions } from "../commands/enqueue.js";
+import { EXIT_CODES_HELP, flags, type Registrar, redisOption, redisPrefixOption } from "./shared.js";
 
 /** `flow enqueue <prd.json…>`. */
 export const registerEnqueue: Registrar = (program, { output, setExit }) => {
@@ -26,6 +27,6 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     )
     .action(async (files: string[], options) => {
       const { enqueueCommand } = await import("../commands/enqueue.js");
-      setExit(await enqueueCommand(files, options, output));
+      setExit(await enqueueCommand(files, flags<EnqueueOptions>()(options), output));
     });
 };

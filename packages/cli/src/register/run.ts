@@ -1,10 +1,12 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { RunCommandOptions } from "../commands/run.js";
 import {
   agentsOption,
   callsPerMinuteOption,
   cassetteOptions,
   confirmDestructiveOption,
   executorOptions,
+  flags,
   mcpConfigOption,
   modelOptions,
   type Registrar,
@@ -42,8 +44,8 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     .addOption(callsPerMinuteOption("the run's guard"))
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
     .addHelpText("after", `\nResume an interrupted run with: flow resume <runId>\n${RUN_EXIT_CODES_HELP}`)
-    .action(async (file: string, options) => {
+    .action(async (file, options) => {
       const { runCommand } = await import("../commands/run.js");
-      setExit(await runCommand(file, options, output));
+      setExit(await runCommand(file, flags<RunCommandOptions>()(options), output));
     });
 };
