@@ -138,13 +138,13 @@ async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executo
       redis,
       settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
     });
-    return {
-      executor,
-      async close() {
-        await executor.close();
-        await redis.quit().catch(() => redis.disconnect());
-      },
+    let closing: Promise<void> | undefined;
+    // Once: the environment closes it after its plane, and a failed open closes it too.
+    const close = async () => {
+      await executor.close();
+      await redis.quit().catch(() => redis.disconnect());
     };
+    return { executor, close: () => (closing ??= close()) };
   } catch (error) {
     redis.disconnect();
     throw error;
