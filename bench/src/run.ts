@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
+import { consoleSuite } from "./suites/console.js";
 import { gatewaySuite } from "./suites/gateway.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
@@ -9,11 +10,13 @@ import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runMcpSuite } from "./suites/runMcp.js";
 import { runtimeSuite } from "./suites/runtime.js";
+import { scaleSuite } from "./suites/scale.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
 const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
+  console: consoleSuite,
   gateway: gatewaySuite,
   mcp: mcpSuite,
   model: modelSuite,
@@ -21,6 +24,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   resolver: resolverSuite,
   "run-mcp": runMcpSuite,
   runtime: runtimeSuite,
+  scale: scaleSuite,
   workspace: workspaceSuite,
 };
 

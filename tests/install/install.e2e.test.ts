@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,6 +154,40 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     // The project's own specialist is known next to the built-in ones.
     const validate = await run("npx", ["flow", "validate", "prd/prd.json", "--json"], project);
     expect(JSON.parse(validate.stdout).valid).toBe(true);
+  });
+
+  it("serves the web console's page from the installed package (no CDN, no build step)", async () => {
+    const child = spawn(
+      process.execPath,
+      [join(project, "node_modules", "@meshflow", "cli", "bin", "flow.js"), "console", "--port", "0", "--json"],
+      { cwd: project, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      let stdout = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          stdout += d.toString("utf8");
+          try {
+            resolve((JSON.parse(stdout) as { url: string }).url);
+          } catch {
+            // Not all of it yet.
+          }
+        });
+        void exit.then((code) => reject(new Error(`flow console exited ${code}`)));
+      });
+      const page = await (await fetch(url)).text();
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(page)?.[1];
+      expect(script, page).toBeDefined();
+      expect(page).not.toMatch(/https?:\/\//);
+      const asset = await fetch(new URL(script ?? "", url));
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("content-type")).toContain("javascript");
+      expect((await fetch(new URL("/api/runs", url))).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await exit;
+    }
   });
 });
 

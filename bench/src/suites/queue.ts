@@ -41,7 +41,7 @@ async function freePort(): Promise<number> {
 }
 
 /** A redis-server of the bench's own: no persistence, noeviction, loopback. */
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "meshflow-bench-redis-"));
   const child: ChildProcess = spawn(

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerConsole } from "./register/console.js";
 import { registerDashboard } from "./register/dashboard.js";
 import { registerDiagnose } from "./register/diagnose.js";
 import { registerDocs } from "./register/docs.js";
@@ -14,12 +15,13 @@ import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
 import { registerServe } from "./register/serve.js";
-import { EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { applyRedisCluster, EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
 import { registerWorker } from "./register/worker.js";
 import { registerWorkspaceServer } from "./register/workspaceServer.js";
+import { flushTracing } from "./tracing.js";
 
 /** Every command, in the order `flow --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
@@ -33,6 +35,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerEnqueue,
   registerWorker,
   registerDashboard,
+  registerConsole,
   registerTools,
   registerDiagnose,
   registerExport,
@@ -56,7 +59,8 @@ export function buildProgram(output: Output, setExit: (code: ExitCode) => void):
     .addHelpText("after", EXIT_CODES_HELP)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) });
+    .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) })
+    .hook("preAction", (_program, action) => applyRedisCluster(action));
 
   for (const register of REGISTRARS) register(program, { output, setExit });
   const inherit = (command: CommandUnknownOpts): void => {
@@ -95,5 +99,8 @@ export async function main(argv: readonly string[], output: Output = processOutp
     if (failure.code === "internal" && error instanceof Error && error.stack && process.env.FLOW_DEBUG)
       output.err(error.stack);
     return exitCodeFor(failure.code);
+  } finally {
+    // Spans still buffered are exported before `flow` exits (nothing to do when traces are off).
+    await flushTracing();
   }
 }

@@ -1,10 +1,9 @@
 import type { ToolAnnotations, ToolDescriptor, ToolResult } from "@meshflow/core";
 import { ClientPool, createToolChain, describeFromPool, inMemoryServers } from "@meshflow/mcp";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Redis } from "ioredis";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { connectRedis } from "./connectRedis.js";
+import { connectRedis, type RedisClient } from "./connectRedis.js";
 import { QueueExecutor } from "./QueueExecutor.js";
 import type { QueueSettings } from "./QueueSettings.js";
 import { QueueWorker } from "./QueueWorker.js";
@@ -35,7 +34,7 @@ afterEach(async () => {
 let unique = 0;
 async function setup(calls: string[], settings: Partial<QueueSettings> = {}) {
   const prefix = `test-exec-${process.pid}-${++unique}:`;
-  const redis: Redis = await connectRedis(inject("redisUrl"), { role: "worker" });
+  const redis: RedisClient = await connectRedis(inject("redisUrl"), { role: "worker" });
   const { servers, transportFactory } = inMemoryServers({ counter: () => counterServer(calls) });
   const pool = new ClientPool(servers, { transportFactory });
   const chain = createToolChain({ pool });

@@ -2,11 +2,12 @@ import type { ToolCall, ToolResult } from "@meshflow/core";
 import type { Executor } from "@meshflow/mcp";
 import { argsDigest, type CallContext, refusal } from "@meshflow/mcp";
 import type { JobsOptions, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
 import { CALL_JOB, type CallJobData, callJobId } from "./callJob.js";
+import type { RedisClient } from "./connectRedis.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
+import type { JobTracing } from "./JobTracing.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings } from "./QueueSettings.js";
 
 /** Default time limit of one MCP call on a worker (the client pool's default). */
@@ -17,7 +18,7 @@ export const DEFAULT_QUEUE_WAIT_MS = 5 * 60_000;
 /** Options of {@link QueueExecutor.open}. */
 export interface QueueExecutorOptions {
   /** A connected client (see `connectRedis`); the caller closes it after the executor. */
-  redis: Redis;
+  redis: RedisClient;
   settings?: Partial<QueueSettings>;
   /** Time limit of the MCP call on the worker, unless the call's context sets one (default 60 s). */
   callTimeoutMs?: number;
@@ -31,6 +32,8 @@ export interface QueueExecutorOptions {
   journalOf?: (call: ToolCall) => string;
   /** How often calls that have waited long are checked against Redis (default 5 s). */
   sweepMs?: number;
+  /** Puts the trace context of each call in its job (see `@meshflow/telemetry`). */
+  tracing?: Pick<JobTracing, "traceparentOf">;
 }
 
 const defaultJournal = (call: ToolCall): string => call.runId ?? call.key.split("/")[0] ?? "_";
@@ -57,6 +60,7 @@ export class QueueExecutor implements Executor {
   readonly #journalOf: (call: ToolCall) => string;
   readonly #callTimeoutMs: number;
   readonly #jobOptions: JobsOptions;
+  readonly #tracing: Pick<JobTracing, "traceparentOf"> | undefined;
   #closed = false;
 
   private constructor(
@@ -71,6 +75,7 @@ export class QueueExecutor implements Executor {
     this.#events = events;
     this.#journalOf = options.journalOf ?? defaultJournal;
     this.#callTimeoutMs = options.callTimeoutMs ?? DEFAULT_QUEUE_CALL_TIMEOUT_MS;
+    this.#tracing = options.tracing;
     this.#jobOptions = {
       attempts: options.attempts ?? 3,
       backoff: { type: "exponential", delay: options.backoffMs ?? 500 },
@@ -86,7 +91,7 @@ export class QueueExecutor implements Executor {
 
   /** Connects the executor's queue and event stream to Redis. */
   static async open(options: QueueExecutorOptions): Promise<QueueExecutor> {
-    const settings = queueSettings(options.settings);
+    const settings = queueSettings(options.settings, options.redis.isCluster);
     const { Queue, QueueEvents } = await import("bullmq");
     const prefix = bullPrefix(settings);
     // Read before anything is constructed: a Queue whose Redis goes away while nothing listens to its
@@ -109,6 +114,7 @@ export class QueueExecutor implements Executor {
     const runId = ctx.runId ?? call.runId;
     const storyId = ctx.storyId ?? call.storyId;
     const step = ctx.step ?? call.step;
+    const traceparent = this.#tracing?.traceparentOf(call);
     const data: CallJobData = {
       key: call.key,
       tool: call.tool,
@@ -122,6 +128,7 @@ export class QueueExecutor implements Executor {
       ...(ctx.repertoire ? { repertoire: [...ctx.repertoire] } : {}),
       ...(ctx.annotationAware !== undefined ? { annotationAware: ctx.annotationAware } : {}),
       ...(ctx.confirmationToken !== undefined ? { confirmationToken: ctx.confirmationToken } : {}),
+      ...(traceparent ? { traceparent } : {}),
     };
     const jobId = callJobId(call.key);
     // Listen before adding: a fast worker may finish the job before `add` returns.

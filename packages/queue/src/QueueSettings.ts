@@ -33,9 +33,15 @@ export interface QueueSettings {
 
 const DAY = 24 * 3600;
 
-/** The settings with defaults filled in; the prefix always ends in `:`. */
-export function queueSettings(overrides: Partial<QueueSettings> = {}): QueueSettings {
-  const prefix = overrides.prefix ?? DEFAULT_REDIS_PREFIX;
+/**
+ * The settings with defaults filled in; the prefix always ends in `:`. With `cluster` (the client is a
+ * Redis Cluster client), a prefix without a hash tag gets one (`meshflow:` becomes `{meshflow}:`):
+ * BullMQ's scripts and meshflow's own (a call's claim reads the job's lock and the run's journal) touch
+ * several keys at once, which a cluster allows only within one hash slot.
+ */
+export function queueSettings(overrides: Partial<QueueSettings> = {}, cluster = false): QueueSettings {
+  const given = overrides.prefix ?? DEFAULT_REDIS_PREFIX;
+  const prefix = cluster ? hashTagged(given) : given;
   return {
     callsCompleted: { age: 3600, count: 10_000 },
     callsFailed: { age: 3600, count: 10_000 },
@@ -51,4 +57,11 @@ export function queueSettings(overrides: Partial<QueueSettings> = {}): QueueSett
 /** BullMQ's `prefix` option for our prefix (BullMQ adds the `:` itself). */
 export function bullPrefix(settings: QueueSettings): string {
   return settings.prefix.slice(0, -1);
+}
+
+/** A prefix whose keys share one cluster hash slot: `meshflow:` → `{meshflow}:`; one with a `{tag}` is kept. */
+export function hashTagged(prefix: string): string {
+  if (/\{[^}]+\}/.test(prefix)) return prefix;
+  const bare = prefix.endsWith(":") ? prefix.slice(0, -1) : prefix;
+  return `{${bare}}:`;
 }

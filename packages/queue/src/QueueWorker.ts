@@ -2,11 +2,12 @@ import { hostname } from "node:os";
 import { type ErrorCode, toMeshflowError } from "@meshflow/core";
 import type { DescribeTool, ToolHandler } from "@meshflow/mcp";
 import type { Job, QueueEvents, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connectRedis.js";
 import { CallProcessor } from "./internal/CallProcessor.js";
 import { ConnectionWatch } from "./internal/ConnectionWatch.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
+import type { JobTracing } from "./JobTracing.js";
 import {
   bullPrefix,
   CALLS_QUEUE,
@@ -30,7 +31,7 @@ import {
 /** Options of {@link QueueWorker.start}. */
 export interface QueueWorkerOptions {
   /** A connected client with `maxRetriesPerRequest: null` (`connectRedis(url, { role: "worker" })`). */
-  redis: Redis;
+  redis: RedisClient;
   settings?: Partial<QueueSettings>;
   /** Which queues to process (default both). */
   queues?: readonly QueueName[];
@@ -50,6 +51,8 @@ export interface QueueWorkerOptions {
   stalledIntervalMs?: number;
   /** A job whose worker died more often than this fails (default 2). */
   maxStalledCount?: number;
+  /** Runs each tool-call job in a span that continues the queuing run's trace (see `@meshflow/telemetry`). */
+  tracing?: Pick<JobTracing, "callJob">;
   /** Shown on jobs and in Bull Board (default `<host>:<pid>`). */
   name?: string;
   onEvent?: (event: WorkerEvent) => void;
@@ -115,7 +118,7 @@ export class QueueWorker {
 
   /** Starts processing the configured queues; resolves once the workers are connected. */
   static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
-    const settings = queueSettings(options.settings);
+    const settings = queueSettings(options.settings, options.redis.isCluster);
     const queues = options.queues ?? [RUNS_QUEUE, CALLS_QUEUE];
     const name = options.name ?? `${hostname()}:${process.pid}`;
     const { QueueEvents, Worker } = await import("bullmq");
@@ -163,6 +166,7 @@ export class QueueWorker {
           return `${calls.toKey(jobId)}:lock`;
         },
         worker: name,
+        ...(options.tracing ? { tracing: options.tracing } : {}),
       });
       calls = new Worker(CALLS_QUEUE, (job, token) => processor.process(job, token), {
         ...common,

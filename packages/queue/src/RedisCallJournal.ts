@@ -1,6 +1,6 @@
 import type { ToolResult } from "@meshflow/core";
 import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connectRedis.js";
 import { parseEntry, publicEntry, type StoredEntry } from "./internal/journalEntry.js";
 import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
@@ -25,8 +25,8 @@ export class RedisCallJournal implements CallJournal {
   readonly #ttlSeconds: number;
   readonly #begun = new Map<string, JournalStart>();
 
-  constructor(redis: Redis, id: string, settings: Partial<QueueSettings> = {}) {
-    const resolved = queueSettings(settings);
+  constructor(redis: RedisClient, id: string, settings: Partial<QueueSettings> = {}) {
+    const resolved = queueSettings(settings, redis.isCluster);
     this.id = id;
     this.#adapter = new RedisAdapter(redis, new RedisKeys(resolved.prefix));
     this.#ttlSeconds = resolved.journalTtlSeconds;

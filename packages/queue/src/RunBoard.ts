@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import { z } from "zod";
+import type { RedisClient } from "./connectRedis.js";
 import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import { type QueueSettings, queueSettings } from "./QueueSettings.js";
@@ -107,8 +107,8 @@ export class RunBoard {
   readonly settings: QueueSettings;
   readonly #adapter: RedisAdapter;
 
-  constructor(redis: Redis, settings: Partial<QueueSettings> = {}) {
-    this.settings = queueSettings(settings);
+  constructor(redis: RedisClient, settings: Partial<QueueSettings> = {}) {
+    this.settings = queueSettings(settings, redis.isCluster);
     this.#adapter = new RedisAdapter(redis, new RedisKeys(this.settings.prefix));
   }
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { MeshflowError } from "@meshflow/core";
 import type { FlowProducer, JobType, Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
 import { RunBoard } from "./RunBoard.js";
 import { PRD_JOB, RUN_JOB, type RunJobData, STORY_JOB } from "./runJob.js";
@@ -27,6 +27,8 @@ export interface EnqueueRequest {
   failFast?: boolean;
   /** `flow enqueue --model`: the model for every story of the run (over the worker's defaults). */
   model?: string;
+  /** W3C `traceparent` of the enqueuer's span: the run's spans on a worker become its children. */
+  traceparent?: string;
 }
 
 /** What enqueuing did. */
@@ -107,8 +109,8 @@ export class RunQueue {
   }
 
   /** Opens the runs queue over a connected client (the caller closes the client after this). */
-  static async open(options: { redis: Redis; settings?: Partial<QueueSettings> }): Promise<RunQueue> {
-    const settings = queueSettings(options.settings);
+  static async open(options: { redis: RedisClient; settings?: Partial<QueueSettings> }): Promise<RunQueue> {
+    const settings = queueSettings(options.settings, options.redis.isCluster);
     const { FlowProducer, Queue } = await import("bullmq");
     const prefix = bullPrefix(settings);
     const runs = new Queue(RUNS_QUEUE, { connection: options.redis, prefix });
@@ -171,6 +173,7 @@ export class RunQueue {
       prdText: request.prdText,
       failFast: request.failFast === true,
       ...(request.model ? { model: request.model } : {}),
+      ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };
     const keep = { removeOnComplete: s.runsCompleted, removeOnFail: s.runsFailed };

@@ -23,6 +23,8 @@ export const CallJobDataSchema = z.object({
   confirmationToken: z.string().optional(),
   /** Time limit of the MCP call on the worker. */
   timeoutMs: z.number().int().positive().optional(),
+  /** W3C `traceparent` of the call's span in the process that queued it (when traces are exported). */
+  traceparent: z.string().optional(),
 });
 
 /** What a tool-call job carries. */

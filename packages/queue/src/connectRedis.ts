@@ -1,9 +1,10 @@
 import { MeshflowError } from "@meshflow/core";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { serverInfo } from "./internal/RedisAdapter.js";
+import { isRedisClusterUrl, parseRedisClusterUrl, redactRedisClusterUrl } from "./redisClusterUrl.js";
 
-/** The ioredis client meshflow's queue classes take. */
-export type RedisClient = Redis;
+/** The ioredis client meshflow's queue classes take: one server, or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * `worker`: reconnects forever and never fails a command while Redis is away (`maxRetriesPerRequest:
@@ -23,6 +24,7 @@ export interface ConnectRedisOptions {
 
 /** A Redis URL with its password replaced, safe to print. */
 export function redactRedisUrl(url: string): string {
+  if (isRedisClusterUrl(url)) return redactRedisClusterUrl(url);
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
@@ -36,15 +38,20 @@ const detail = (error: unknown) => (error instanceof Error ? error.message : Str
 
 /**
  * Connects to Redis at `url` and waits until it answers. Throws `redis_unavailable` (the URL named,
- * password hidden) when it cannot, `redis_misconfigured` for a URL that is not one.
+ * password hidden) when it cannot, `redis_misconfigured` for a URL that is not one. A
+ * `redis+cluster://host:port,host:port` URL connects to a Redis Cluster through those seed nodes.
  *
  * @example
  * const redis = await connectRedis("redis://127.0.0.1:6379", { role: "worker" });
  */
-export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
+export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<RedisClient> {
+  if (isRedisClusterUrl(url)) return connectCluster(url, options);
   const where = redactRedisUrl(url);
   if (!/^rediss?:\/\//.test(url))
-    throw new MeshflowError("redis_misconfigured", `not a Redis URL: ${where} (expected redis://host:port)`);
+    throw new MeshflowError(
+      "redis_misconfigured",
+      `not a Redis URL: ${where} (expected redis://host:port or redis+cluster://host:port,host:port)`,
+    );
   const { Redis } = await import("ioredis");
   const worker = options.role === "worker";
   let client: Redis;
@@ -76,6 +83,39 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
   return client;
 }
 
+/** {@link connectRedis} for a `redis+cluster://` URL: an ioredis Cluster over the seed nodes. */
+async function connectCluster(url: string, options: ConnectRedisOptions): Promise<Cluster> {
+  const where = redactRedisUrl(url);
+  const parsed = parseRedisClusterUrl(url);
+  const { Cluster } = await import("ioredis");
+  const worker = options.role === "worker";
+  const client = new Cluster(parsed.nodes, {
+    lazyConnect: true,
+    // The first connection gets a few quick tries; after it, as for one server (see connectRedis).
+    clusterRetryStrategy: (times) => (times > 3 ? null : times * 200),
+    redisOptions: {
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      maxRetriesPerRequest: worker ? null : 3,
+      ...(parsed.username ? { username: parsed.username } : {}),
+      ...(parsed.password ? { password: parsed.password } : {}),
+      ...(parsed.tls ? { tls: {} } : {}),
+      ...(options.name ? { connectionName: options.name } : {}),
+    },
+  });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (cause) {
+    client.disconnect();
+    throw new MeshflowError("redis_unavailable", `cannot connect to Redis Cluster at ${where}: ${detail(cause)}`, {
+      cause,
+      details: { url: where },
+    });
+  }
+  client.options.clusterRetryStrategy = worker ? (times) => reconnectDelay(times) : (times) => (times > 5 ? null : 200);
+  return client;
+}
+
 /** The longest wait between two reconnection attempts of a worker's clients. */
 export const RECONNECT_CAP_MS = 5_000;
 
@@ -93,14 +133,24 @@ export function reconnectDelay(times: number, random: () => number = Math.random
  * Refuses a Redis that may evict keys: an evicted job, lock or journal entry would lose or repeat
  * tool calls. Throws `redis_misconfigured` naming the policy found and how to fix it.
  */
-export async function assertNoEviction(client: Redis, url: string): Promise<void> {
-  const policy = (await serverInfo(client, "memory")).get("maxmemory_policy");
-  if (policy === undefined || policy === "noeviction") return;
-  throw new MeshflowError(
-    "redis_misconfigured",
-    `Redis at ${redactRedisUrl(url)} has maxmemory-policy ${policy}; meshflow's queues need noeviction ` +
-      "(an evicted job, lock or journal entry would lose or repeat tool calls). Set it in redis.conf " +
-      "(maxmemory-policy noeviction) or with: redis-cli CONFIG SET maxmemory-policy noeviction",
-    { details: { url: redactRedisUrl(url), policy } },
-  );
+export async function assertNoEviction(client: RedisClient, url: string): Promise<void> {
+  // On a cluster every master holds keys: each of them must keep them.
+  const servers = isCluster(client) ? client.nodes("master") : [client];
+  for (const server of servers) {
+    const policy = (await serverInfo(server, "memory")).get("maxmemory_policy");
+    if (policy === undefined || policy === "noeviction") continue;
+    const node = isCluster(client) ? ` (node ${server.options.host}:${server.options.port})` : "";
+    throw new MeshflowError(
+      "redis_misconfigured",
+      `Redis at ${redactRedisUrl(url)}${node} has maxmemory-policy ${policy}; meshflow's queues need noeviction ` +
+        "(an evicted job, lock or journal entry would lose or repeat tool calls). Set it in redis.conf " +
+        "(maxmemory-policy noeviction) or with: redis-cli CONFIG SET maxmemory-policy noeviction",
+      { details: { url: redactRedisUrl(url), policy } },
+    );
+  }
+}
+
+/** True when the client is a Redis Cluster client. */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client.isCluster;
 }

@@ -14,12 +14,14 @@ export {
   assertNoEviction,
   type ConnectRedisOptions,
   connectRedis,
+  isCluster,
   RECONNECT_CAP_MS,
   type RedisClient,
   type RedisRole,
   reconnectDelay,
   redactRedisUrl,
 } from "./connectRedis.js";
+export type { CallJobTrace, JobTracing } from "./JobTracing.js";
 export {
   DEFAULT_QUEUE_CALL_TIMEOUT_MS,
   DEFAULT_QUEUE_WAIT_MS,
@@ -30,6 +32,7 @@ export {
   bullPrefix,
   CALLS_QUEUE,
   DEFAULT_REDIS_PREFIX,
+  hashTagged,
   type KeepJobs,
   type QueueName,
   type QueueSettings,
@@ -55,6 +58,14 @@ export {
   type QueueCounts,
   RunQueue,
 } from "./RunQueue.js";
+export {
+  type ClusterNode,
+  isRedisClusterUrl,
+  parseRedisClusterUrl,
+  type RedisClusterUrl,
+  redactRedisClusterUrl,
+  redisClusterUrl,
+} from "./redisClusterUrl.js";
 export {
   PRD_JOB,
   RUN_JOB,

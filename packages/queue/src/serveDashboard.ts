@@ -2,13 +2,13 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MeshflowError } from "@meshflow/core";
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
 
 /** Options of {@link serveDashboard}. */
 export interface DashboardOptions {
   /** A connected client; the caller closes it after the dashboard. */
-  redis: Redis;
+  redis: RedisClient;
   settings?: Partial<QueueSettings>;
   /** TCP port on 127.0.0.1 (default 3000; 0 picks a free one). */
   port?: number;
@@ -33,7 +33,7 @@ export interface Dashboard {
  * console.log(board.url);
  */
 export async function serveDashboard(options: DashboardOptions): Promise<Dashboard> {
-  const settings = queueSettings(options.settings);
+  const settings = queueSettings(options.settings, options.redis.isCluster);
   const [{ Queue }, { createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
     import("bullmq"),
     optionalPackage("@bull-board/api", () => import("@bull-board/api")),

@@ -12,6 +12,7 @@ import {
 import type { EnqueueRequest, QueuedRun, RunQueue } from "@meshflow/queue";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
+import { processTracing } from "../tracing.js";
 
 /** Options of `flow enqueue`. */
 export interface EnqueueOptions {
@@ -123,8 +124,20 @@ export async function enqueueCommand(files: string[], options: EnqueueOptions, o
     await assertNoEviction(redis, options.redis);
     queue = await RunQueue.open({ redis, settings: { prefix: options.redisPrefix } });
     const enqueued = [];
+    const tracing = await processTracing();
     for (const { request } of planned) {
-      const result = await queue.enqueue(request);
+      // The run's spans on the workers become children of this one.
+      const span = tracing?.startSpan(`enqueue ${request.file}`, {
+        kind: "producer",
+        attributes: { "meshflow.prd": request.file },
+      });
+      const result = await queue
+        .enqueue(span ? { ...request, traceparent: span.traceparent } : request)
+        .catch((error: unknown) => {
+          span?.exception(error).end();
+          throw error;
+        });
+      span?.set({ "meshflow.run.id": result.runId, "meshflow.run.duplicate": result.duplicate }).end();
       enqueued.push(result);
       if (!options.json)
         output.out(

@@ -14,11 +14,13 @@ import {
 } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
+import { LineBatch } from "../LineBatch.js";
 import { coded, type Output, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
+import { processTracing } from "../tracing.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
@@ -59,7 +61,10 @@ interface View {
 
 function viewFor(options: { json?: boolean }, output: Output): View {
   const still = { pause: () => {}, resume: () => {} };
-  if (options.json) return { onEvent: (e) => output.out(JSON.stringify(e)), stop: () => {}, ...still };
+  if (options.json) {
+    const lines = new LineBatch((text) => output.out(text));
+    return { onEvent: (e) => lines.push(JSON.stringify(e)), stop: () => lines.flush(), ...still };
+  }
   const c = terminalColors();
   if (process.stdout.isTTY && !process.env.CI) {
     const tree = new TreeView((text) => process.stdout.write(text), c);
@@ -219,8 +224,16 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
     return await withEnvironment({ ...options, models, warm }, async ({ env, parts, recorded }) => {
       if (options.dryRun) return dryRunCommand(file, options, parts, output);
       const view = viewFor(options, output);
+      const trace = (await processTracing())?.runSink();
       const session = await startRun(
-        { ...parts, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        {
+          ...parts,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         {
           prdFile: file,
           runId: options.runId,
@@ -276,8 +289,16 @@ export async function resumeCommand(
     };
     return await withEnvironment(env, async ({ parts, env: built }) => {
       const view = viewFor(options, output);
+      const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
-        { ...parts, onEvent: (e) => view.onEvent(e), ...confirmation(options, view) },
+        {
+          ...parts,
+          onEvent: (e) => {
+            view.onEvent(e);
+            trace?.(e);
+          },
+          ...confirmation(options, view),
+        },
         runId,
       );
       const summary = await drive(session, view, output);

@@ -134,9 +134,11 @@ async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executo
   const redis = await connectRedis(options.redis, { role: "worker", name: "meshflow:run" });
   try {
     await assertNoEviction(redis, options.redis);
+    const tracing = await (await import("../tracing.js")).processTracing();
     const executor = await QueueExecutor.open({
       redis,
       settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
+      ...(tracing ? { tracing } : {}),
     });
     let closing: Promise<void> | undefined;
     // Once: the environment closes it after its plane, and a failed open closes it too.

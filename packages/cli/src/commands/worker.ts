@@ -4,6 +4,7 @@ import type { QueueExecutor, QueueName, WorkerEvent } from "@meshflow/queue";
 import type { RunEnvironment } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
+import { processTracing } from "../tracing.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
 import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
@@ -95,6 +96,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const storeRoot = resolve(options.store);
   const redis = await connectRedis(url, { role: "worker", name: "meshflow:worker" });
+  const tracing = await processTracing();
   let pool: InstanceType<typeof mcp.ClientPool> | undefined;
   let executor: QueueExecutor | undefined;
   let environment: RunEnvironment | undefined;
@@ -115,7 +117,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       sweepQueuedCopies(storeRoot);
       const agents = agentPaths(options.agents);
       const skillsDir = resolveSkillsDir(options.skills);
-      executor = await QueueExecutor.open({ redis, settings });
+      executor = await QueueExecutor.open({ redis, settings, ...(tracing ? { tracing } : {}) });
       const queueExecutor = executor;
       // The worker's pool and guard: its call jobs and its runs' calls share the servers and the limit.
       environment = await runtime.RunEnvironment.open({
@@ -129,6 +131,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         guard,
         executor: () => queueExecutor,
         models: catalogsByModel(options),
+        ...(tracing ? { tracing } : {}),
       });
       runs = createRunJobProcessor({ environment, workdir: resolve(options.workdir), redis, settings });
     }
@@ -141,6 +144,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       chain,
       describe: mcp.describeFromPool(pool),
       ...(runs ? { runs } : {}),
+      ...(tracing ? { tracing } : {}),
       lockDurationMs: options.lockDuration,
       stalledIntervalMs: options.stalledInterval,
       maxStalledCount: options.maxStalled,
@@ -149,7 +153,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     });
     output.err(
       `flow worker ${worker.name}: processing ${queues.join(" and ")} on ${redactRedisUrl(url)} ` +
-        `(prefix ${settings.prefix}); SIGTERM drains and exits`,
+        `(prefix ${worker.settings.prefix}); SIGTERM drains and exits`,
     );
     const signal = await untilSignalled(output);
     output.err(

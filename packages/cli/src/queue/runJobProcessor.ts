@@ -9,6 +9,7 @@ import {
   type RunJobProcessor,
 } from "@meshflow/queue";
 import { type RunEnvironment, startRun } from "@meshflow/runtime";
+import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";
 
@@ -24,6 +25,8 @@ export interface WorkerRunEnvironment {
   workdir: string;
   redis: RedisClient;
   settings: QueueSettings;
+  /** Spans of each run, children of the span that queued it (when traces are exported). */
+  tracing?: Pick<Tracing, "runSink">;
 }
 
 /**
@@ -102,6 +105,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
     const tracker = new StoryTracker(board, data.runId, worker);
+    const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
       const parts = await environment.parts(data.model);
       const store = new QueuedRunStore(
@@ -109,7 +113,14 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
         new RedisCallJournal(env.redis, data.executionId, env.settings),
       );
       const session = await startRun(
-        { ...parts, store, onEvent: (event) => tracker.onEvent(event) },
+        {
+          ...parts,
+          store,
+          onEvent: (event) => {
+            tracker.onEvent(event);
+            trace?.(event);
+          },
+        },
         {
           prdFile,
           prdDir: queuedPrdFolder(env.workdir, data.placement),

@@ -1,6 +1,14 @@
 import { Option } from "@commander-js/extra-typings";
 import type { DashboardCommandOptions } from "../commands/dashboard.js";
-import { EXIT_CODES_HELP, flags, positiveInt, type Registrar, redisOption, redisPrefixOption } from "./shared.js";
+import {
+  EXIT_CODES_HELP,
+  flags,
+  positiveInt,
+  type Registrar,
+  redisClusterOption,
+  redisOption,
+  redisPrefixOption,
+} from "./shared.js";
 
 /** `flow dashboard`. */
 export const registerDashboard: Registrar = (program, { output, setExit }) => {
@@ -8,6 +16,7 @@ export const registerDashboard: Registrar = (program, { output, setExit }) => {
     .command("dashboard")
     .description("serve Bull Board for meshflow's queues on 127.0.0.1 until Ctrl-C")
     .addOption(redisOption())
+    .addOption(redisClusterOption())
     .addOption(redisPrefixOption())
     .addOption(new Option("--port <port>", "TCP port on 127.0.0.1").argParser(positiveInt("--port")).default(3000))
     .option("--read-only", "no retry, remove or promote buttons")

@@ -1,5 +1,5 @@
 import type { EnqueueOptions } from "../commands/enqueue.js";
-import { EXIT_CODES_HELP, flags, type Registrar, redisOption, redisPrefixOption } from "./shared.js";
+import { EXIT_CODES_HELP, flags, type Registrar, redisClusterOption, redisOption, redisPrefixOption } from "./shared.js";
 
 /** `flow enqueue <prd.json…>`. */
 export const registerEnqueue: Registrar = (program, { output, setExit }) => {
@@ -8,6 +8,7 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     .description("queue PRD runs on Redis for flow worker processes (the same content queued twice is one run)")
     .argument("<prd.json...>", "PRD files; each run carries its file's content")
     .addOption(redisOption())
+    .addOption(redisClusterOption())
     .addOption(redisPrefixOption())
     .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
     .option("--story <id...>", "run only these stories")

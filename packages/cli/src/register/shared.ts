@@ -1,4 +1,10 @@
-import { type Command, InvalidArgumentError, Option, type OptionValues } from "@commander-js/extra-typings";
+import {
+  type Command,
+  type CommandUnknownOpts,
+  InvalidArgumentError,
+  Option,
+  type OptionValues,
+} from "@commander-js/extra-typings";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
@@ -89,9 +95,45 @@ export function confirmDestructiveOption() {
   );
 }
 
-/** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues. */
-export function redisOption(description = "Redis of the queues (redis://host:port)") {
+/** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues, one server or a cluster. */
+export function redisOption(
+  description = "Redis of the queues (redis://host:port, or a Redis Cluster: redis+cluster://host:port,host:port)",
+){
   return new Option("--redis <url>", description).env("FLOW_REDIS_URL");
+}
+
+/**
+ * `--redis-cluster <nodes>`: `--redis redis+cluster://<nodes>`; from `FLOW_REDIS_CLUSTER` too unless
+ * `env` is false (`flow status`, whose `--redis` has no environment default either).
+ */
+export function redisClusterOption(env = true) {
+  const option = new Option(
+    "--redis-cluster <host:port,...>",
+    "a Redis Cluster instead of --redis (seed nodes; keys get a {hash tag} prefix so each queue stays in one slot)",
+  );
+  return env ? option.env("FLOW_REDIS_CLUSTER") : option;
+}
+
+/**
+ * Before a command's action: `--redis-cluster a:1,b:2` becomes `--redis redis+cluster://a:1,b:2` (a
+ * program-level preAction hook, so commands read one `redis` option). Both on the command line is a
+ * usage error.
+ */
+export function applyRedisCluster(command: CommandUnknownOpts): void {
+  const nodes = command.getOptionValue("redisCluster");
+  if (typeof nodes !== "string" || !nodes) return;
+  const redis = command.getOptionValue("redis");
+  if (
+    redis &&
+    command.getOptionValueSource("redis") === "cli" &&
+    command.getOptionValueSource("redisCluster") === "cli"
+  )
+    command.error("flow: give --redis or --redis-cluster, not both", { exitCode: 2, code: "flow.redisCluster" });
+  command.setOptionValueWithSource(
+    "redis",
+    /^rediss?\+cluster:\/\//.test(nodes) ? nodes : `redis+cluster://${nodes.trim()}`,
+    "cli",
+  );
 }
 
 /** `--redis-prefix <prefix>` (env FLOW_REDIS_PREFIX): the one key prefix of everything meshflow keeps in Redis. */
@@ -134,7 +176,8 @@ export function executorOptions<Args extends unknown[], Opts extends OptionValue
         .choices(["inline", "queue"])
         .default("inline"),
     )
-    .addOption(redisOption("Redis of the queue (with --executor queue)"))
+    .addOption(redisOption("Redis of the queue (with --executor queue; a cluster: redis+cluster://host:port,…)"))
+    .addOption(redisClusterOption())
     .addOption(redisPrefixOption());
 }
 

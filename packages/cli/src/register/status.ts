@@ -1,7 +1,7 @@
 import { Option } from "@commander-js/extra-typings";
 import type { QueuedStatusOptions } from "../commands/queuedStatus.js";
 import type { StatusOptions } from "../commands/status.js";
-import { EXIT_CODES_HELP, flags, type Registrar, redisPrefixOption, storeOption } from "./shared.js";
+import { EXIT_CODES_HELP, flags, type Registrar, redisClusterOption, redisPrefixOption, storeOption } from "./shared.js";
 
 /** `flow status [runId]`. */
 export const registerStatus: Registrar = (program, { output, setExit }) => {
@@ -10,7 +10,13 @@ export const registerStatus: Registrar = (program, { output, setExit }) => {
     .description("show a run: stories, steps, tool calls and refusals (default: the latest run)")
     .argument("[runId]", "the run (see flow runs); with --redis, a queued run (default: every recent one)")
     .addOption(storeOption())
-    .addOption(new Option("--redis <url>", "show queued runs from this Redis instead of the local run store"))
+    .addOption(
+      new Option(
+        "--redis <url>",
+        "show queued runs from this Redis instead of the local run store (a cluster: redis+cluster://host:port,…)",
+      ),
+    )
+    .addOption(redisClusterOption(false))
     .addOption(redisPrefixOption())
     .option(
       "--json",

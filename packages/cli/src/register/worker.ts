@@ -9,6 +9,7 @@ import {
   modelOptions,
   positiveInt,
   type Registrar,
+  redisClusterOption,
   redisOption,
   redisPrefixOption,
   routingOption,
@@ -22,6 +23,7 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     .command("worker")
     .description("process queued runs and tool calls from Redis until SIGTERM (which drains, then exits 0)")
     .addOption(redisOption())
+    .addOption(redisClusterOption())
     .addOption(redisPrefixOption())
     .addOption(
       new Option("--concurrency <n>", "tool calls at once").argParser(positiveInt("--concurrency")).default(16),

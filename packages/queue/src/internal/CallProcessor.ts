@@ -2,6 +2,7 @@ import type { ErrorCode, ToolAnnotations, ToolResult } from "@meshflow/core";
 import { type CallContext, type DescribeTool, refusal, type ToolHandler } from "@meshflow/mcp";
 import type { Job } from "bullmq";
 import { type CallJobData, CallJobDataSchema } from "../callJob.js";
+import type { JobTracing } from "../JobTracing.js";
 import type { QueueSettings } from "../QueueSettings.js";
 import { parseEntry, type StoredEntry } from "./journalEntry.js";
 import type { RedisAdapter } from "./RedisAdapter.js";
@@ -36,6 +37,8 @@ export interface CallProcessorDeps {
   /** The BullMQ lock key of a job id. */
   lockKey(jobId: string): string;
   worker: string;
+  /** Runs each job in a span of the queuing run's trace. */
+  tracing?: Pick<JobTracing, "callJob">;
 }
 
 function isSafe(annotations: ToolAnnotations): boolean {
@@ -68,6 +71,15 @@ export class CallProcessor {
     if (!parsed.success)
       return refusal("tool_error", `job ${job.id} is not a tool call: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     const data = parsed.data;
+    const tracing = this.#deps.tracing;
+    if (!tracing) return this.#process(job, token, data);
+    const trace = { tool: data.tool, key: data.key, worker: this.#deps.worker, attempt: job.attemptsStarted };
+    return tracing.callJob(data.traceparent ? { ...trace, traceparent: data.traceparent } : trace, () =>
+      this.#process(job, token, data),
+    );
+  }
+
+  async #process(job: Job, token: string | undefined, data: CallJobData): Promise<ToolResult> {
     if (!token || !job.id) throw new LostJobError(`job ${job.id} has no lock token`);
     const { adapter, settings } = this.#deps;
     const annotations = await this.#annotations(data.tool);

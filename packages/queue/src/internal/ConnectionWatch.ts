@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../connectRedis.js";
 
 /** Error codes and messages of a lost or refused Redis connection (not of a command that Redis answered). */
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
@@ -25,7 +25,7 @@ export class ConnectionWatch {
   readonly #now: () => number;
   #downSince: number | undefined;
 
-  constructor(redis: Redis, report: (change: ConnectionChange) => void, now: () => number = Date.now) {
+  constructor(redis: RedisClient, report: (change: ConnectionChange) => void, now: () => number = Date.now) {
     this.#report = report;
     this.#now = now;
     redis.on("error", (error: unknown) => this.error(error));

@@ -2,7 +2,7 @@
 // and every multi-key change is a Lua script in ../../lua (`<name>-<numKeys>.lua`), as bullmq does.
 // BullMQ's own keys are only touched through bullmq.
 import { readdirSync, readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../connectRedis.js";
 import type { RedisKeys } from "./RedisKeys.js";
 
 const LUA_DIR = new URL("../../lua/", import.meta.url);
@@ -25,7 +25,7 @@ const SCRIPTS: readonly Script[] = readdirSync(LUA_DIR)
 type ScriptName = "claimCall" | "commitCall" | "finishCall" | "enqueueRun" | "finishRun";
 type ScriptFunction = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
 
-const DEFINED = new WeakSet<Redis>();
+const DEFINED = new WeakSet<RedisClient>();
 
 /** A script's `{ verdict, entry }` reply. */
 export interface ScriptVerdict<V extends string> {
@@ -46,10 +46,10 @@ function flatten(fields: Readonly<Record<string, string | number>>): string[] {
 
 /** Redis access of the queue package over one ioredis client (which the caller owns). */
 export class RedisAdapter {
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly keys: RedisKeys;
 
-  constructor(client: Redis, keys: RedisKeys) {
+  constructor(client: RedisClient, keys: RedisKeys) {
     this.client = client;
     this.keys = keys;
     if (!DEFINED.has(client)) {
@@ -217,13 +217,13 @@ export class RedisAdapter {
  * there sees every event added after this call, even before its first XREAD (which from `$` would
  * miss them). Server time, not this machine's: stream ids come from the Redis clock.
  */
-export async function streamIdNow(client: Redis): Promise<string> {
+export async function streamIdNow(client: RedisClient): Promise<string> {
   const [seconds, micros] = await client.time();
   return `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 1}-0`;
 }
 
 /** `INFO <section>` of a server as a map of its `key:value` lines. */
-export async function serverInfo(client: Redis, section: string): Promise<Map<string, string>> {
+export async function serverInfo(client: RedisClient, section: string): Promise<Map<string, string>> {
   const text = await client.info(section);
   const fields = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {

@@ -3,9 +3,15 @@ import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/
 /**
  * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
  * within `intervalMs` of the last write into one atomic rewrite (a big PRD passing many quick stories
- * would otherwise be rewritten once per story). A mark not yet written is not lost: the story's
- * `story.finished` event is already in the run's events, and the run's end or `flow resume` writes it.
+ * would otherwise be rewritten once per story). The interval also grows with the cost of a write (at
+ * least {@link WRITE_COST_FACTOR} times the last write's duration), so rewriting a PRD of any size
+ * takes a bounded share of the run and its memory does not grow with the file. A mark not yet
+ * written is not lost: the story's `story.finished` event is already in the run's events, and the
+ * run's end or `flow resume` writes it.
  */
+/** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
+export const WRITE_COST_FACTOR = 50;
+
 export class PrdWriter {
   readonly #file: string;
   readonly #intervalMs: number;
@@ -15,6 +21,8 @@ export class PrdWriter {
   readonly #written: PassMark[] = [];
   #closing = false;
   #last = Number.NEGATIVE_INFINITY;
+  /** How long the last write took (ms). */
+  #cost = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #cache: WriteBackCache = {};
 
@@ -30,7 +38,7 @@ export class PrdWriter {
   /** Queues a mark; writes at once when the last write is older than the interval. */
   mark(mark: PassMark): void {
     this.#pending.push(mark);
-    const wait = this.#last + this.#intervalMs - performance.now();
+    const wait = this.#last + Math.max(this.#intervalMs, WRITE_COST_FACTOR * this.#cost) - performance.now();
     if (wait <= 0) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), wait);
   }
@@ -42,7 +50,7 @@ export class PrdWriter {
     const marks = this.#pending;
     this.#pending = [];
     if (!marks.length) return;
-    this.#last = performance.now();
+    const start = performance.now();
     try {
       writeStoriesPassed(this.#file, marks, this.#cache);
       this.#written.push(...marks);
@@ -50,6 +58,9 @@ export class PrdWriter {
       // Tried again when the writer closes; reported only if it still fails then.
       if (this.#closing) this.#onError(error, marks);
       else this.#written.push(...marks);
+    } finally {
+      this.#last = performance.now();
+      this.#cost = this.#last - start;
     }
   }
 

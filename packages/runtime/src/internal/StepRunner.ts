@@ -83,10 +83,22 @@ function isOutcome(value: unknown): value is StepOutcome {
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
 
+/** A specialist's tools for a step: its servers' tools, and what skills and enrichers leave of them. */
+interface Repertoire {
+  stepTools: readonly ToolDescriptor[];
+  repertoire: readonly ToolDescriptor[];
+  repertoireNames: ReadonlySet<string>;
+}
+
+/** Distinct (specialist, servers) repertoires kept; past this many the cache starts over. */
+const REPERTOIRES_KEPT = 256;
+
 /** Runs the steps of stories: routing, repertoire, think(), and the tool calls think() makes. */
 export class StepRunner {
   readonly #deps: StepRunnerDeps;
   readonly #prepared = new Map<string, Prepared>();
+  /** Repertoires by specialist and step servers (see {@link StepRunner.#repertoireOf}). */
+  readonly #repertoires = new Map<string, Repertoire>();
   readonly #inFlight = new Set<Promise<unknown>>();
   #tools: readonly ToolDescriptor[] = [];
   #failures: ReadonlyMap<string, DiscoveryFailure> = new Map();
@@ -103,6 +115,7 @@ export class StepRunner {
     this.#tools = tools;
     this.#failures = new Map(failures.map((f) => [f.server, f]));
     this.#prepared.clear();
+    this.#repertoires.clear();
   }
 
   /** Resolves when no tool call is in flight (after an abort, before the pool closes). */
@@ -149,9 +162,7 @@ export class StepRunner {
         unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; "),
         true,
       );
-    const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
-    const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
-    const repertoireNames = new Set(repertoire.map((t) => t.qualifiedName));
+    const { stepTools, repertoire, repertoireNames } = this.#repertoireOf(name, specialistDef, stepServers);
     return {
       specialist: name,
       tools: repertoire.length,
@@ -161,6 +172,23 @@ export class StepRunner {
       repertoireNames,
       specialistDef,
     };
+  }
+
+  /**
+   * A specialist's repertoire over some servers' tools. Skills and enrichers are pure functions of
+   * the two, so the same pair (most steps of a big PRD) is computed once, not once per step.
+   */
+  #repertoireOf(name: string, specialistDef: Specialist, stepServers: readonly string[]): Repertoire {
+    const key = `${name}\u0000${stepServers.join("\u0000")}`;
+    let found = this.#repertoires.get(key);
+    if (!found) {
+      const stepTools = stepServers.length ? this.#tools.filter((t) => stepServers.includes(t.server)) : [];
+      const repertoire = this.#deps.plane.repertoire(stepTools, specialistInfo(specialistDef));
+      found = { stepTools, repertoire, repertoireNames: new Set(repertoire.map((t) => t.qualifiedName)) };
+      if (this.#repertoires.size >= REPERTOIRES_KEPT) this.#repertoires.clear();
+      this.#repertoires.set(key, found);
+    }
+    return found;
   }
   /** Runs one step's think() and returns its outcome; never throws. */
   async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {

@@ -6,10 +6,18 @@ type Line =
   | { state: "started"; key: string; tool: string; argsDigest: string; at: string }
   | { state: "finished"; key: string; result: ToolResult; durationMs: number; at: string };
 
-/** What the journal keeps in memory per key: the entry without its result, and where the result is. */
-interface Indexed extends Omit<JournalEntry, "result"> {
-  /** Byte offset and length of the `finished` line in the file. */
-  at?: { offset: number; length: number };
+/**
+ * What the journal keeps in memory per key: where its lines are in the file (byte offset and length of
+ * the `started` line, and of the `finished` line once there is one). Everything else is read back
+ * from the file when asked for, so memory stays small per call however long the run.
+ */
+class Indexed {
+  constructor(
+    readonly started: number,
+    readonly startedLength: number,
+    public finished = -1,
+    public finishedLength = 0,
+  ) {}
 }
 
 /** Owner only, like the run folder: results are kept verbatim and may contain secrets. */
@@ -20,8 +28,8 @@ const CHUNK = 64 * 1024;
  * The call journal of one run as an append-only file (`journal.ndjson`): a `started` line before a
  * call is submitted, a `finished` line with the result after. Lines are written with one `write(2)`
  * each, so a killed process leaves at most a torn last line, which opening cuts. Memory holds an
- * index (key → state, digests, byte offset of the result), never the results: a finished call's
- * result is read back from the file when it is replayed.
+ * index (key → where its lines are), never the entries: a call's entry and result are read back from
+ * the file when it is replayed.
  */
 export class FileCallJournal implements CallJournal {
   readonly #file: string;
@@ -103,18 +111,13 @@ export class FileCallJournal implements CallJournal {
 
   #apply(line: Line, at: { offset: number; length: number }): void {
     if (line.state === "started") {
-      this.#entries.set(line.key, {
-        key: line.key,
-        tool: line.tool,
-        argsDigest: line.argsDigest,
-        state: "started",
-        startedAt: line.at,
-      });
+      this.#entries.set(line.key, new Indexed(at.offset, at.length));
       return;
     }
     const entry = this.#entries.get(line.key);
     if (!entry) return;
-    this.#entries.set(line.key, { ...entry, state: "finished", finishedAt: line.at, durationMs: line.durationMs, at });
+    entry.finished = at.offset;
+    entry.finishedLength = at.length;
   }
 
   #append(line: Line): void {
@@ -128,19 +131,38 @@ export class FileCallJournal implements CallJournal {
     this.#apply(line, { offset, length });
   }
 
-  /** The result recorded at `at`, read back from the file. */
-  #result(at: { offset: number; length: number }): ToolResult {
+  /** The line at `offset`, read back from the file. */
+  #line<S extends Line["state"]>(offset: number, length: number): Extract<Line, { state: S }> {
     this.#reader ??= openSync(this.#file, "r");
-    const bytes = Buffer.alloc(at.length);
-    readSync(this.#reader, bytes, 0, at.length, at.offset);
-    return (JSON.parse(bytes.toString("utf8")) as Extract<Line, { state: "finished" }>).result;
+    const bytes = Buffer.alloc(length);
+    readSync(this.#reader, bytes, 0, length, offset);
+    return JSON.parse(bytes.toString("utf8")) as Extract<Line, { state: S }>;
+  }
+
+  /** A key's entry, as its lines in the file say. */
+  #entry(indexed: Indexed): JournalEntry {
+    const started = this.#line<"started">(indexed.started, indexed.startedLength);
+    const entry: JournalEntry = {
+      key: started.key,
+      tool: started.tool,
+      argsDigest: started.argsDigest,
+      state: "started",
+      startedAt: started.at,
+    };
+    if (indexed.finished < 0) return entry;
+    const finished = this.#line<"finished">(indexed.finished, indexed.finishedLength);
+    return {
+      ...entry,
+      state: "finished",
+      finishedAt: finished.at,
+      durationMs: finished.durationMs,
+      result: finished.result,
+    };
   }
 
   async get(key: string): Promise<JournalEntry | undefined> {
     const indexed = this.#entries.get(key);
-    if (!indexed) return undefined;
-    const { at, ...entry } = indexed;
-    return at ? { ...entry, result: this.#result(at) } : entry;
+    return indexed ? this.#entry(indexed) : undefined;
   }
 
   async begin(start: JournalStart): Promise<void> {
@@ -152,7 +174,9 @@ export class FileCallJournal implements CallJournal {
   }
 
   async unfinished(): Promise<JournalEntry[]> {
-    return [...this.#entries.values()].filter((e) => e.state === "started").map(({ at: _at, ...entry }) => entry);
+    const open: JournalEntry[] = [];
+    for (const indexed of this.#entries.values()) if (indexed.finished < 0) open.push(this.#entry(indexed));
+    return open;
   }
 
   async close(): Promise<void> {

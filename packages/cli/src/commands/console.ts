@@ -1,0 +1,119 @@
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CoverageView, ToolRow, ToolsSource, ToolsView } from "@meshflow/console";
+import { computeCoverage, loadCapabilityOverrides } from "@meshflow/resolver";
+import { EXIT, type ExitCode } from "../exitCodes.js";
+import { type Output, printJson } from "../output.js";
+import { coverageScope } from "./coverageContext.js";
+import { loadToolsContext, type ToolsContext } from "./tools/context.js";
+
+/** Options of `flow console`. */
+export interface ConsoleCommandOptions {
+  port: number;
+  host: string;
+  store: string;
+  mcpConfig?: string;
+  routing?: string;
+  agents?: string[] | string;
+  skills?: string;
+  redis?: string;
+  redisPrefix: string;
+  cache?: string;
+  bullBoard: string;
+  json?: boolean;
+}
+
+/** The `flow` script this process runs, for the Resume button (`flow resume` in a child process). */
+const FLOW_BIN = fileURLToPath(new URL("../../bin/flow.js", import.meta.url));
+
+/**
+ * The tools and coverage of the console, as `flow tools` and `flow tools coverage` compute them:
+ * discovered once on first use, again on refresh (after an override edit).
+ */
+function toolsSource(options: ConsoleCommandOptions): ToolsSource {
+  let loaded: Promise<ToolsContext> | undefined;
+  const context = (refresh = false): Promise<ToolsContext> => {
+    if (refresh || !loaded) {
+      loaded = loadToolsContext(options);
+      loaded.catch(() => {
+        loaded = undefined;
+      });
+    }
+    return loaded;
+  };
+  // Overrides land in the project's skills folder (never the merged copy of the built-in skills).
+  const overridesFile = join(
+    resolve(options.skills ?? process.env.FLOW_SKILLS ?? "skills"),
+    "capability-overrides.yaml",
+  );
+  return {
+    async tools(refresh) {
+      const ctx = await context(refresh);
+      const byName = loadCapabilityOverrides(overridesFile, ctx.catalog, { optional: true })?.byName;
+      const tools: ToolRow[] = ctx.tools.map((t) => {
+        const c = ctx.index.get(t.qualifiedName);
+        const row: ToolRow = {
+          qualifiedName: t.qualifiedName,
+          server: t.server,
+          tool: t.name,
+          description: t.description,
+          annotations: { ...t.annotations },
+          capabilities: c?.capabilities ?? [],
+          source: c?.source ?? "none",
+          classifier: c?.classifier ?? "",
+          reasons: c?.reasons ?? [],
+        };
+        const key = byName?.has(t.qualifiedName) ? t.qualifiedName : byName?.has(t.name) ? t.name : undefined;
+        if (key) row.override = { key, value: byName?.get(key) };
+        return row;
+      });
+      const view: ToolsView = {
+        tools,
+        capabilities: [...ctx.catalog.capabilities.values()].map((c) => ({ id: c.id, description: c.description })),
+        overridesFile,
+        failures: ctx.failures.map((f) => ({ server: f.server, code: f.code, message: f.message })),
+      };
+      return view;
+    },
+    async coverage(refresh): Promise<CoverageView> {
+      const ctx = await context(refresh);
+      const { specialists } = await coverageScope(options, ctx.skills, [...ctx.mcpConfig.servers.keys()]);
+      const report = computeCoverage({
+        tools: ctx.tools,
+        specialists,
+        skills: ctx.skills,
+        index: ctx.index,
+        aliases: ctx.aliases,
+      });
+      return { report, failures: ctx.failures.map((f) => ({ server: f.server, code: f.code, message: f.message })) };
+    },
+  };
+}
+
+/** `flow console`: serves the web console on `--host:--port` until SIGINT or SIGTERM. */
+export async function consoleCommand(options: ConsoleCommandOptions, output: Output): Promise<ExitCode> {
+  const { assertBindAllowed } = await import("@meshflow/gateway");
+  const token = process.env.FLOW_SERVE_TOKEN || undefined;
+  assertBindAllowed(options.host, token);
+  const { RunLauncher, startConsole } = await import("@meshflow/console");
+  const storeRoot = resolve(options.store);
+  const running = await startConsole({
+    storeRoot,
+    host: options.host,
+    port: options.port,
+    token,
+    redis: options.redis ? { url: options.redis, prefix: options.redisPrefix } : undefined,
+    bullBoard: options.redis ? options.bullBoard : undefined,
+    tools: toolsSource(options),
+    launcher: new RunLauncher({ flowBin: FLOW_BIN, storeRoot }),
+  });
+  if (options.json) printJson(output, { url: running.url, store: storeRoot });
+  else output.out(`console: ${running.url}`);
+  output.err(`${token ? "bearer token required" : "no token: loopback only"}; Ctrl-C stops it`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  await running.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,255 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MeshflowError, type RunEvent } from "@meshflow/core";
+import type { Guard } from "@meshflow/mcp";
+import { readJsonBody, sendJson } from "./internal/http.js";
+import type { QueueView } from "./QueueView.js";
+import type { RunCatalog } from "./RunCatalog.js";
+import type { RunLauncher } from "./RunLauncher.js";
+import type { RunWatcher } from "./RunWatcher.js";
+import { OverrideRequestSchema, StopRequestSchema } from "./requests.js";
+import type { ToolsSource } from "./ToolsSource.js";
+import { toolLatency } from "./toolLatency.js";
+import { writeOverride } from "./writeOverride.js";
+
+/** What the routes work with. */
+export interface RouteContext {
+  catalog: RunCatalog;
+  watcher: RunWatcher;
+  guard: Guard;
+  launcher?: RunLauncher | undefined;
+  queue?: QueueView | undefined;
+  tools?: ToolsSource | undefined;
+  /** Runs (newest first) the health page's latencies are computed over. */
+  healthRuns: number;
+  info: Record<string, unknown>;
+}
+
+/** One JSON API route: method, path pattern (`:name` segments) and handler. */
+export interface Route {
+  name: string;
+  method: "GET" | "POST" | "PUT";
+  path: string;
+  handle(
+    ctx: RouteContext,
+    params: Record<string, string>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+  ): Promise<void>;
+}
+
+function parse<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+  body: unknown,
+  where: string,
+): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.length ? issue.path.map(String).join(".") : "(body)";
+  throw new MeshflowError("usage", `${where}: ${path}: ${issue?.message ?? "invalid"}`);
+}
+
+function notConfigured(what: string, how: string): MeshflowError {
+  return new MeshflowError("usage", `${what} is not configured: start flow console ${how}`);
+}
+
+/** The console's JSON API (documented in docs/console-api.md). */
+export const ROUTES: readonly Route[] = [
+  {
+    name: "info",
+    method: "GET",
+    path: "/api/info",
+    async handle(ctx, _p, _req, res) {
+      sendJson(res, 200, ctx.info);
+    },
+  },
+  {
+    name: "runs",
+    method: "GET",
+    path: "/api/runs",
+    async handle(ctx, _p, _req, res, query) {
+      const runs = await ctx.catalog.list();
+      const limit = Number(query.get("limit") ?? 0);
+      sendJson(res, 200, { total: runs.length, runs: limit > 0 ? runs.slice(0, limit) : runs });
+    },
+  },
+  {
+    name: "run",
+    method: "GET",
+    path: "/api/runs/:runId",
+    async handle(ctx, params, _req, res) {
+      sendJson(res, 200, await ctx.catalog.get(params.runId ?? ""));
+    },
+  },
+  {
+    name: "resume",
+    method: "POST",
+    path: "/api/runs/:runId/resume",
+    async handle(ctx, params, req, res) {
+      await readJsonBody(req);
+      if (!ctx.launcher) throw notConfigured("resuming runs", "from the flow command line");
+      const state = ctx.guard.state();
+      if (state.locked)
+        throw new MeshflowError(
+          "guard_locked",
+          `the console's guard is locked (${state.lockReason ?? "emergency stop"}): unlock it on the Health page first`,
+        );
+      const { run } = await ctx.catalog.get(params.runId ?? "");
+      // flow resume's own rules, checked first so the answer says why at once.
+      if (run.status === "passed" || run.status === "failed")
+        throw new MeshflowError("usage", `run ${run.runId} already finished (${run.status}); nothing to resume`);
+      if (run.status === "running")
+        throw new MeshflowError("run_locked", `run ${run.runId} is running (its process is alive); nothing to resume`);
+      sendJson(res, 202, { launched: ctx.launcher.resume(run.runId) });
+    },
+  },
+  {
+    name: "stream",
+    method: "GET",
+    path: "/api/stream",
+    async handle(ctx, _p, _req, res) {
+      ctx.watcher.attach(res);
+    },
+  },
+  {
+    name: "queue",
+    method: "GET",
+    path: "/api/queue",
+    async handle(ctx, _p, _req, res, query) {
+      if (!ctx.queue) throw notConfigured("Redis", "with --redis <url>");
+      sendJson(res, 200, await ctx.queue.snapshot(Number(query.get("limit") ?? 100) || 100));
+    },
+  },
+  {
+    name: "tools",
+    method: "GET",
+    path: "/api/tools",
+    async handle(ctx, _p, _req, res, query) {
+      if (!ctx.tools) throw notConfigured("tool discovery", "where an MCP config is found (--mcp-config)");
+      sendJson(res, 200, await ctx.tools.tools(query.get("refresh") === "1"));
+    },
+  },
+  {
+    name: "override",
+    method: "PUT",
+    path: "/api/tools/:tool/capabilities",
+    async handle(ctx, params, req, res) {
+      const body = parse(OverrideRequestSchema, await readJsonBody(req), "PUT /api/tools/:tool/capabilities");
+      if (!ctx.tools) throw notConfigured("tool discovery", "where an MCP config is found (--mcp-config)");
+      const view = await ctx.tools.tools();
+      const tool = params.tool ?? "";
+      const known = view.tools.some((t) => t.qualifiedName === tool || t.tool === tool);
+      if (!known)
+        throw new MeshflowError(
+          "tool_not_found",
+          `no discovered tool is named "${tool}" (use server__tool or a bare name)`,
+        );
+      writeOverride(
+        view.overridesFile,
+        { tool, capabilities: body.capabilities },
+        view.capabilities.map((c) => c.id),
+      );
+      const fresh = await ctx.tools.tools(true);
+      ctx.watcher.broadcast("console", { changed: "tools" });
+      sendJson(res, 200, {
+        file: view.overridesFile,
+        tool,
+        capabilities: body.capabilities,
+        tools: fresh.tools.filter((t) => t.qualifiedName === tool || t.tool === tool),
+      });
+    },
+  },
+  {
+    name: "coverage",
+    method: "GET",
+    path: "/api/coverage",
+    async handle(ctx, _p, _req, res, query) {
+      if (!ctx.tools) throw notConfigured("tool discovery", "where an MCP config is found (--mcp-config)");
+      sendJson(res, 200, await ctx.tools.coverage(query.get("refresh") === "1"));
+    },
+  },
+  {
+    name: "health",
+    method: "GET",
+    path: "/api/health",
+    async handle(ctx, _p, _req, res) {
+      const rows = (await ctx.catalog.list()).slice(0, ctx.healthRuns);
+      const events: RunEvent[][] = [];
+      for (const row of rows)
+        events.push(
+          await ctx.catalog.store.read(row.runId).then(
+            (r) => r.events,
+            () => [],
+          ),
+        );
+      sendJson(res, 200, {
+        guard: ctx.guard.state(),
+        launched: ctx.launcher?.running() ?? [],
+        ended: ctx.launcher?.ended() ?? [],
+        runsRead: rows.length,
+        tools: toolLatency(events),
+      });
+    },
+  },
+  {
+    name: "stop",
+    method: "POST",
+    path: "/api/guard/stop",
+    async handle(ctx, _p, req, res) {
+      const body = parse(StopRequestSchema, await readJsonBody(req), "POST /api/guard/stop");
+      ctx.guard.emergencyStop(body.reason);
+      const interrupted = ctx.launcher?.interruptAll() ?? [];
+      ctx.watcher.broadcast("console", { changed: "guard" });
+      sendJson(res, 200, { guard: ctx.guard.state(), interrupted });
+    },
+  },
+  {
+    name: "unlock",
+    method: "POST",
+    path: "/api/guard/unlock",
+    async handle(ctx, _p, req, res) {
+      await readJsonBody(req);
+      const was = ctx.guard.state();
+      ctx.guard.unlock();
+      ctx.watcher.broadcast("console", { changed: "guard" });
+      sendJson(res, 200, { guard: ctx.guard.state(), wasLocked: was.locked });
+    },
+  },
+];
+
+/** The route and its parameters for a method and path, or undefined. */
+export function matchRoute(
+  method: string,
+  pathname: string,
+): { route: Route; params: Record<string, string> } | { methods: string[] } | undefined {
+  const parts = pathname.split("/").filter(Boolean);
+  const methods: string[] = [];
+  for (const route of ROUTES) {
+    const pattern = route.path.split("/").filter(Boolean);
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const ok = pattern.every((seg, i) => {
+      const part = parts[i] ?? "";
+      if (seg.startsWith(":")) {
+        try {
+          params[seg.slice(1)] = decodeURIComponent(part);
+        } catch {
+          return false;
+        }
+        return true;
+      }
+      return seg === part;
+    });
+    if (!ok) continue;
+    if (route.method === method) return { route, params };
+    methods.push(route.method);
+  }
+  return methods.length ? { methods } : undefined;
+}

@@ -1,0 +1,123 @@
+import type { RunEvent } from "@meshflow/core";
+import { describe, expect, it } from "vitest";
+import { addJournalCalls, buildRunTree } from "./runTree.js";
+
+const base = { runId: "r1", time: "2026-01-01T00:00:00.000Z" };
+const step = (n: number): RunEvent => ({
+  ...base,
+  type: "step.started",
+  storyId: "US-001",
+  step: n,
+  specialist: "dev",
+  tools: 3,
+});
+const called = (key: string, tool = "memory__read_graph"): RunEvent => ({
+  ...base,
+  type: "tool.called",
+  storyId: "US-001",
+  step: 1,
+  key,
+  tool,
+  argsDigest: "sha256:a",
+  destructive: false,
+});
+
+describe("buildRunTree", () => {
+  it("nests calls, refusals and turns under their step, with the gate on the story", () => {
+    const tree = buildRunTree(
+      "r1",
+      [
+        { ...base, type: "story.started", storyId: "US-001" },
+        step(1),
+        called("r1/US-001/step1/1"),
+        {
+          ...base,
+          type: "tool.result",
+          storyId: "US-001",
+          step: 1,
+          key: "r1/US-001/step1/1",
+          tool: "memory__read_graph",
+          isError: false,
+          resultDigest: "sha256:b",
+          durationMs: 12,
+        },
+        {
+          ...base,
+          type: "tool.refused",
+          storyId: "US-001",
+          step: 1,
+          tool: "fs__delete",
+          code: "not_in_repertoire",
+          message: "not in the step's repertoire",
+        },
+        {
+          ...base,
+          type: "model.turn",
+          storyId: "US-001",
+          step: 1,
+          turn: 1,
+          provider: "openai",
+          model: "m",
+          inputTokens: 10,
+          outputTokens: 2,
+          latencyMs: 5,
+          toolCalls: ["step_pass"],
+        },
+        { ...base, type: "step.finished", storyId: "US-001", step: 1, status: "passed", summary: "ok" },
+        { ...base, type: "gate.finished", storyId: "US-001", passed: true, commands: 1, summary: "green" },
+        { ...base, type: "story.finished", storyId: "US-001", status: "passed", summary: "done" },
+      ],
+      ["US-001", "US-002"],
+    );
+    expect(tree.stories.map((s) => [s.storyId, s.status])).toEqual([
+      ["US-001", "passed"],
+      ["US-002", "pending"],
+    ]);
+    const items = tree.stories[0]?.steps[0]?.items ?? [];
+    expect(items.map((i) => (i.kind === "call" ? `${i.tool}:${i.status}` : i.kind))).toEqual([
+      "memory__read_graph:ok",
+      "fs__delete:refused",
+      "turn",
+    ]);
+    expect(tree.stories[0]?.gate).toMatchObject({ passed: true, summary: "green" });
+  });
+
+  it("replaces a step run again by a resume, counting its attempts", () => {
+    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1"), step(1)]);
+    const steps = tree.stories[0]?.steps ?? [];
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatchObject({ attempts: 2, status: "running", items: [] });
+  });
+
+  it("keeps an event type it does not know on the step, story or run it names", () => {
+    const future = [
+      step(1),
+      { ...base, type: "consult_started", storyId: "US-001", step: 1, specialist: "security" },
+      { ...base, type: "story.note", storyId: "US-001", text: "x" },
+      { ...base, type: "run.paused" },
+    ] as unknown as RunEvent[];
+    const tree = buildRunTree("r1", future);
+    expect(tree.stories[0]?.steps[0]?.items[0]).toMatchObject({
+      kind: "event",
+      type: "consult_started",
+      data: { specialist: "security" },
+    });
+    expect(tree.stories[0]?.events[0]?.type).toBe("story.note");
+    expect(tree.events.map((e) => e.type)).toEqual(["run.paused"]);
+  });
+});
+
+describe("addJournalCalls", () => {
+  it("shows a call the journal started before its event was written, as pending", () => {
+    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1")]);
+    addJournalCalls(tree, [
+      { key: "r1/US-001/step1/1", tool: "memory__read_graph", argsDigest: "a", at: base.time },
+      { key: "r1/US-001/step1/2", tool: "slow__wait_for", argsDigest: "b", at: base.time },
+    ]);
+    const items = tree.stories[0]?.steps[0]?.items ?? [];
+    expect(items.map((i) => (i.kind === "call" ? `${i.tool}:${i.status}` : i.kind))).toEqual([
+      "memory__read_graph:pending",
+      "slow__wait_for:pending",
+    ]);
+  });
+});

@@ -1,0 +1,188 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { MeshflowError, toMeshflowError } from "@meshflow/core";
+import { Guard } from "@meshflow/mcp";
+import { hostProblem, sendError, sendJson, TOKEN_COOKIE, tokenMatches } from "./internal/http.js";
+import { serveStatic, WEB_ROOT } from "./internal/staticFiles.js";
+import { QueueView } from "./QueueView.js";
+import { RunCatalog } from "./RunCatalog.js";
+import type { RunLauncher } from "./RunLauncher.js";
+import { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
+import { matchRoute, type RouteContext } from "./routes.js";
+import type { ToolsSource } from "./ToolsSource.js";
+
+/** The port `flow console` listens on unless told otherwise. */
+export const DEFAULT_CONSOLE_PORT = 4100;
+/** The host `flow console` binds unless told otherwise: loopback. */
+export const DEFAULT_CONSOLE_HOST = "127.0.0.1";
+
+/** Options of {@link startConsole}. */
+export interface ConsoleOptions {
+  /** The run store folder (`--store`, `.flow`). */
+  storeRoot: string;
+  host?: string;
+  /** 0 picks a free port. Default {@link DEFAULT_CONSOLE_PORT}. */
+  port?: number;
+  /**
+   * Every request must carry it (`Authorization: Bearer …`, or the cookie set by opening
+   * `/?token=…`). The caller decides whether a host may be bound without one (`flow console`
+   * follows `flow serve`: loopback only).
+   */
+  token?: string | undefined;
+  /** Redis of the queues, for the Queue page. */
+  redis?: { url: string; prefix: string } | undefined;
+  /** Bull Board's address (`flow dashboard`), linked from the Queue page. */
+  bullBoard?: string | undefined;
+  tools?: ToolsSource | undefined;
+  /** Starts `flow resume` for the Resume button; without it the button answers a usage error. */
+  launcher?: RunLauncher | undefined;
+  /** The console's guard (a fresh one by default). */
+  guard?: Guard;
+  /** More hostnames requests may name in `Host`/`Origin`. */
+  allowedHosts?: readonly string[];
+  /** Runs (newest first) the Health page reads for latencies (default 200). */
+  healthRuns?: number;
+  watchIntervalMs?: number;
+  /** Folder of the built front end (default: the package's `dist/web`). */
+  webRoot?: string;
+  /** Shown by `GET /api/info`. */
+  version?: string;
+}
+
+/** A console that listens. */
+export interface RunningConsole {
+  /** `http://host:port/`. */
+  url: string;
+  port: number;
+  guard: Guard;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the web console and its JSON API (`/api/…`, see docs/console-api.md) until closed: the
+ * run store's runs with their trees, live updates over server-sent events, the queue (with Redis),
+ * tools, coverage and capability overrides (with a {@link ToolsSource}), and the guard.
+ *
+ * @example
+ * const console = await startConsole({ storeRoot: ".flow", port: 0 });
+ * console.url; // http://127.0.0.1:41234/
+ */
+export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
+  const host = options.host ?? DEFAULT_CONSOLE_HOST;
+  const token = options.token || undefined;
+  const catalog = new RunCatalog(options.storeRoot);
+  const watcher = new RunWatcher(catalog, options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS);
+  const guard = options.guard ?? new Guard({ enabled: false });
+  const queue = options.redis
+    ? new QueueView({
+        url: options.redis.url,
+        prefix: options.redis.prefix,
+        ...(options.bullBoard ? { bullBoard: options.bullBoard } : {}),
+      })
+    : undefined;
+  const allowed = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare !== "0.0.0.0" && bare !== "::") allowed.add(bare.includes(":") ? `[${bare}]` : bare);
+  for (const h of options.allowedHosts ?? []) allowed.add(h.toLowerCase());
+  const ctx: RouteContext = {
+    catalog,
+    watcher,
+    guard,
+    launcher: options.launcher,
+    queue,
+    tools: options.tools,
+    healthRuns: options.healthRuns ?? 200,
+    info: {
+      name: "meshflow console",
+      version: options.version ?? null,
+      store: catalog.store.root,
+      redis: queue ? options.redis?.prefix : null,
+      bullBoard: options.bullBoard ?? null,
+      tools: options.tools !== undefined,
+      resume: options.launcher !== undefined,
+      auth: token ? "bearer" : "none",
+    },
+  };
+  const webRoot = options.webRoot ?? WEB_ROOT;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://console.invalid");
+    const problem = hostProblem(req, allowed);
+    if (problem) return sendJson(res, 403, { error: { code: "usage", message: problem } });
+    if (token) {
+      // Opening /?token=… once keeps the token in a cookie for the page and its API calls.
+      const given = url.searchParams.get("token");
+      if (given !== null && url.pathname === "/" && given === token) {
+        res.writeHead(303, {
+          location: "/",
+          "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+        });
+        res.end();
+        return;
+      }
+      if (!tokenMatches(req, token))
+        return sendJson(res, 401, {
+          error: {
+            code: "usage",
+            message:
+              "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>, or open /?token=<FLOW_SERVE_TOKEN> once",
+          },
+        });
+    }
+    if (!url.pathname.startsWith("/api/")) {
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return sendJson(res, 405, { error: { code: "usage", message: `method ${req.method} not allowed` } });
+      return serveStatic(res, url.pathname, webRoot);
+    }
+    const match = matchRoute(req.method ?? "GET", url.pathname);
+    if (!match)
+      return sendJson(res, 404, { error: { code: "usage", message: `no API at ${url.pathname} (see GET /api/info)` } });
+    if ("methods" in match) {
+      res.setHeader("allow", match.methods.join(", "));
+      return sendJson(res, 405, {
+        error: {
+          code: "usage",
+          message: `${req.method} not allowed on ${url.pathname}; use ${match.methods.join(", ")}`,
+        },
+      });
+    }
+    await match.route.handle(ctx, match.params, req, res, url.searchParams);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const err = toMeshflowError(error);
+      if (!res.headersSent) sendError(res, err);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new MeshflowError(
+          error.code === "EADDRINUSE" ? "usage" : "server_unreachable",
+          `cannot listen on ${host}:${options.port ?? DEFAULT_CONSOLE_PORT}: ${error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    server.listen(options.port ?? DEFAULT_CONSOLE_PORT, host, () => resolve());
+  });
+  watcher.start();
+  const port = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}/`,
+    port,
+    guard,
+    async close() {
+      watcher.stop();
+      await options.launcher?.close();
+      await queue?.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,295 @@
+import { Fragment } from "preact";
+import { useCallback, useState } from "preact/hooks";
+import type { RunDetail } from "../../../src/RunCatalog.js";
+import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
+import { ApiError, api, duration, num, timeOfDay, useApi, useLive } from "../api.js";
+import { Disclosure, Loading, Status } from "../components.js";
+import { useThrottled } from "./RunsPage.js";
+
+type Results = RunDetail["results"];
+type Turns = RunDetail["turns"];
+
+function Json({ value }: { value: unknown }) {
+  return <pre>{JSON.stringify(value, null, 2)}</pre>;
+}
+
+function Call({ call, results }: { call: CallNode; results: Results }) {
+  const result = call.key ? results[call.key] : undefined;
+  return (
+    <li class="call" data-kind="call">
+      <details>
+        <summary>
+          <Status value={call.status} /> <strong>{call.tool}</strong>
+          {call.destructive ? <span class="tag">destructive</span> : null}
+          {call.replayed ? <span class="tag">replayed</span> : null}
+          {call.durationMs !== undefined ? <span class="muted"> {duration(call.durationMs)}</span> : null}
+          {call.refusal ? <span class="refusal"> refused: {call.refusal.code}</span> : null}
+        </summary>
+        <dl>
+          {call.key ? (
+            <>
+              <dt>Key</dt>
+              <dd>
+                <code>{call.key}</code>
+              </dd>
+            </>
+          ) : null}
+          {call.argsDigest ? (
+            <>
+              <dt>Arguments</dt>
+              <dd>
+                digest <code>{call.argsDigest.slice(0, 16)}</code> (the run store keeps a digest; a model's turn above
+                shows the arguments it asked for)
+              </dd>
+            </>
+          ) : null}
+          {call.refusal ? (
+            <>
+              <dt>Refusal</dt>
+              <dd>
+                <code>{call.refusal.code}</code> {call.refusal.message}
+              </dd>
+            </>
+          ) : null}
+          <dt>Result</dt>
+          <dd>
+            {result ? (
+              <>
+                <pre class={result.isError ? "error" : ""}>{result.text}</pre>
+                {result.truncated ? <p class="muted">(cut; the full result is in the run's journal.ndjson)</p> : null}
+              </>
+            ) : (
+              <span class="muted">{call.status === "pending" ? "in flight" : "none recorded"}</span>
+            )}
+          </dd>
+        </dl>
+      </details>
+    </li>
+  );
+}
+
+function GenericEvent({ event }: { event: EventNode }) {
+  return (
+    <li class="event" data-kind="event" data-type={event.type}>
+      <details>
+        <summary>
+          <span class="tag">{event.type}</span> <time dateTime={event.time}>{timeOfDay(event.time)}</time>
+        </summary>
+        <Json value={event.data} />
+      </details>
+    </li>
+  );
+}
+
+function Item({ item, results, turn }: { item: StepItem; results: Results; turn?: Turns[string] | undefined }) {
+  if (item.kind === "call") return <Call call={item} results={results} />;
+  if (item.kind === "turn")
+    return (
+      <li class="turn" data-kind="turn">
+        <details>
+          <summary>
+            <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {num(item.inputTokens)} in /{" "}
+            {num(item.outputTokens)} out · {duration(item.latencyMs)}
+            {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
+            {item.replayed ? " · replayed" : ""}
+          </summary>
+          {turn ? (
+            <dl>
+              <dt>Said</dt>
+              <dd>{turn.text ? <pre>{turn.text}</pre> : <span class="muted">nothing</span>}</dd>
+              {turn.toolCalls.map((c, i) => (
+                <Fragment key={i}>
+                  <dt>Call {c.name}</dt>
+                  <dd>
+                    <pre>{c.input}</pre>
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+          ) : (
+            <p class="muted">The turn's response is not in the call journal.</p>
+          )}
+        </details>
+      </li>
+    );
+  return <GenericEvent event={item} />;
+}
+
+function Step({
+  step,
+  results,
+  turns,
+  prefix,
+  open,
+}: {
+  step: StepNode;
+  results: Results;
+  turns: Turns;
+  /** `<runId>/<storyId>`: journal keys of the step's turns are `<prefix>/step<N>/turn<k>`. */
+  prefix: string;
+  open: boolean;
+}) {
+  return (
+    <li>
+      <Disclosure initiallyOpen={open} data-step={step.step}>
+        <summary>
+          Step {step.step} · {step.specialist} <Status value={step.status} />
+          <span class="muted">
+            {" "}
+            {step.items.filter((i) => i.kind === "call").length} calls, {step.tools} tools
+            {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
+            {step.tokens ? `, ${num(step.tokens.input + step.tokens.output)} tokens` : ""}
+          </span>
+        </summary>
+        {step.summary ? <p>{step.summary}</p> : null}
+        {step.items.length ? (
+          <ol class="items">
+            {step.items.map((item, i) => (
+              <Item
+                key={i}
+                item={item}
+                results={results}
+                turn={item.kind === "turn" ? turns[`${prefix}/step${step.step}/turn${item.turn}`] : undefined}
+              />
+            ))}
+          </ol>
+        ) : (
+          <p class="muted">No tool calls yet.</p>
+        )}
+      </Disclosure>
+    </li>
+  );
+}
+
+function Story({ story, results, turns, runId }: { story: StoryNode; results: Results; turns: Turns; runId: string }) {
+  const active = story.status === "running";
+  return (
+    <li>
+      <Disclosure
+        initiallyOpen={active || story.status === "failed" || story.status === "blocked"}
+        data-story={story.storyId}
+      >
+        <summary>
+          <strong>{story.storyId}</strong> <Status value={story.status} />
+          {story.summary ? <span class="muted"> {story.summary}</span> : null}
+        </summary>
+        <ol class="steps">
+          {story.steps.map((s) => (
+            <Step
+              key={s.step}
+              step={s}
+              results={results}
+              turns={turns}
+              prefix={`${runId}/${story.storyId}`}
+              open={s.status === "running" || s.status === "failed"}
+            />
+          ))}
+        </ol>
+        {story.gate ? (
+          <div class="gate">
+            <h4>
+              Gate <Status value={story.gate.passed ? "passed" : "failed"} />
+            </h4>
+            <p>
+              {story.gate.summary} ({story.gate.commands} command{story.gate.commands === 1 ? "" : "s"})
+            </p>
+            {story.gate.failed ? (
+              <>
+                <p>
+                  Failed: <code>{story.gate.failed.command}</code>
+                </p>
+                <pre>{story.gate.failed.tail}</pre>
+              </>
+            ) : null}
+          </div>
+        ) : null}
+        {story.events.length ? (
+          <ol class="items">
+            {story.events.map((e, i) => (
+              <GenericEvent key={i} event={e} />
+            ))}
+          </ol>
+        ) : null}
+      </Disclosure>
+    </li>
+  );
+}
+
+/** One run: its header, the Resume and Emergency stop buttons, and its story → step → call tree. */
+export function RunPage({ runId }: { runId: string }) {
+  const { data, error, reload } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  const throttled = useThrottled(reload);
+  const [note, setNote] = useState<string | undefined>();
+  useLive(
+    useCallback(
+      (event: string, payload: { changed?: unknown }) => {
+        if (event === "runs" && Array.isArray(payload.changed) && payload.changed.includes(runId)) throttled();
+      },
+      [runId, throttled],
+    ),
+  );
+  const act = async (what: "resume" | "stop") => {
+    try {
+      if (what === "resume") {
+        const r = await api<{ launched: { pid: number } }>(`/api/runs/${encodeURIComponent(runId)}/resume`, {
+          method: "POST",
+        });
+        setNote(`flow resume ${runId} started (pid ${r.launched.pid})`);
+      } else {
+        const r = await api<{ interrupted: string[] }>("/api/guard/stop", {
+          method: "POST",
+          body: { reason: `emergency stop from the console (run ${runId})` },
+        });
+        setNote(`guard locked; interrupted: ${r.interrupted.join(", ") || "no run started by this console"}`);
+      }
+    } catch (e) {
+      setNote(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+    }
+  };
+  if (!data) return <Loading error={error} what={`run ${runId}`} />;
+  const { run, tree } = data;
+  const resumable = run.status === "interrupted" || run.status === "aborted";
+  return (
+    <>
+      <p>
+        <a href="#/runs">← All runs</a>
+      </p>
+      <h1>
+        Run {run.runId} <Status value={run.status} />
+      </h1>
+      <p class="muted">
+        {run.prd} · {run.stories} stories · {num(run.calls)} calls · {duration(run.durationMs)}
+        {run.tokens
+          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns`
+          : ""}
+      </p>
+      <div class="actions">
+        <button type="button" onClick={() => act("resume")} disabled={!resumable}>
+          Resume
+        </button>
+        <button type="button" class="danger" onClick={() => act("stop")}>
+          Emergency stop
+        </button>
+      </div>
+      <p role="status" aria-live="polite">
+        {note ?? ""}
+      </p>
+      <h2>Stories</h2>
+      <ol class="tree" aria-label="Stories">
+        {tree.stories.map((s) => (
+          <Story key={s.storyId} story={s} results={data.results} turns={data.turns} runId={run.runId} />
+        ))}
+      </ol>
+      {tree.events.length ? (
+        <>
+          <h2>Run events</h2>
+          <ol class="items">
+            {tree.events.map((e, i) => (
+              <GenericEvent key={i} event={e} />
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </>
+  );
+}

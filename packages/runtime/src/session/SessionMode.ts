@@ -1,0 +1,16 @@
+import type { StateValue } from "xstate";
+import type { ChiefContext } from "../machine/chiefAnalyst.js";
+import type { Preflight } from "../preflight.js";
+import type { StartRunOptions } from "../runSession.js";
+import type { RunHandle } from "../store/RunStore.js";
+
+/** How a session began: a new run, or a stopped run resumed from its store. */
+export type SessionMode =
+  | { kind: "start"; options: StartRunOptions }
+  | { kind: "resume"; handle: RunHandle; checked: Preflight; snapshot: unknown };
+
+/** What `snapshot.ndjson` holds per line: the machine's state value and context. */
+export interface PersistedRun {
+  value: StateValue;
+  context: ChiefContext;
+}

@@ -1,0 +1,89 @@
+import { MeshflowError, type RunEvent } from "@meshflow/core";
+import { StepRunner } from "../internal/StepRunner.js";
+import type { PlannedStory, RunPlan } from "../RunPlan.js";
+import type { RunDependencies } from "../runSession.js";
+import type { RunHandle } from "../store/RunStore.js";
+import { PassMarks } from "./PassMarks.js";
+
+/**
+ * What one run session holds while it runs: its store handle, plan and step runner (known once the
+ * preflight has passed, or at once on resume), the PRD's pass marks, warnings, the abort signal.
+ */
+export class SessionState {
+  readonly deps: RunDependencies;
+  readonly runId: string;
+  readonly controller = new AbortController();
+  /** Problems that did not change outcomes but need a person. */
+  readonly warnings: string[] = [];
+  handle: RunHandle | undefined;
+  plan: RunPlan | undefined;
+  runner: StepRunner | undefined;
+  /** Why the preflight refused the run. */
+  preflightError: MeshflowError | undefined;
+  #marks: PassMarks | undefined;
+
+  constructor(deps: RunDependencies, runId: string) {
+    this.deps = deps;
+    this.runId = runId;
+  }
+
+  /** Records an event in the run's store and passes it on to the caller's listener. */
+  readonly emit = (event: RunEvent): void => {
+    this.handle?.appendEvent(event);
+    this.deps.onEvent?.(event);
+  };
+
+  /** Opens the run: its store handle and plan are known, so its steps can run. */
+  begin(handle: RunHandle, plan: RunPlan): StepRunner {
+    this.handle = handle;
+    this.plan = plan;
+    const { deps } = this;
+    this.runner = new StepRunner({
+      runId: handle.runId,
+      plane: deps.plane,
+      specialists: deps.specialists,
+      journal: handle.journal,
+      emit: this.emit,
+      log: (entry) => handle.log(entry),
+      signal: this.controller.signal,
+      ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
+      ...(deps.models ? { models: deps.models } : {}),
+    });
+    return this.runner;
+  }
+
+  requireHandle(): RunHandle {
+    if (!this.handle) throw new MeshflowError("internal", "the run has no store");
+    return this.handle;
+  }
+
+  requirePlan(): RunPlan {
+    if (!this.plan) throw new MeshflowError("internal", "the run has no plan yet");
+    return this.plan;
+  }
+
+  requireRunner(): StepRunner {
+    if (!this.runner) throw new MeshflowError("internal", "the run has not started");
+    return this.runner;
+  }
+
+  /** The planned story at a position of the plan. */
+  storyOf(index: number): PlannedStory {
+    const planned = this.requirePlan().stories[index];
+    if (!planned) throw new MeshflowError("internal", `no story at position ${index}`);
+    return planned;
+  }
+
+  /** The PRD's pass marks (only the completion gate marks stories, through these). */
+  marks(): PassMarks {
+    const plan = this.requirePlan();
+    this.#marks ??= new PassMarks(plan.prdFile, plan.prdDir, this.requireHandle(), this.warnings);
+    return this.#marks;
+  }
+
+  /** Waits for calls in flight and writes the marks still queued. */
+  async settle(): Promise<void> {
+    await this.runner?.drain();
+    this.#marks?.close();
+  }
+}

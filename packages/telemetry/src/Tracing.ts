@@ -1,0 +1,187 @@
+import type { RunEvent, ToolResult } from "@meshflow/core";
+import type * as Api from "@opentelemetry/api";
+import { GEN_AI_OPERATION_NAME, GEN_AI_TOOL_NAME } from "./genAiAttributes.js";
+import { definedAttributes } from "./internal/attributes.js";
+import { loadOtel, type Otel } from "./internal/loadOtel.js";
+import { RunTracer } from "./RunTracer.js";
+import { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
+import { parseTraceparent } from "./traceparent.js";
+import { type TracingSettings, tracingSettings } from "./tracingSettings.js";
+
+/** What a span is to the work around it (OpenTelemetry span kinds). */
+export type SpanKindName = "internal" | "client" | "server" | "producer" | "consumer";
+
+/** Options of {@link Tracing.startSpan}. */
+export interface StartSpanOptions {
+  /** The parent: a span of this process, or a `traceparent` from another one; none starts a trace. */
+  parent?: TraceSpan | string;
+  kind?: SpanKindName;
+  attributes?: SpanAttributes;
+  startTime?: Date;
+}
+
+/** Options of {@link Tracing.start}. */
+export interface StartTracingOptions {
+  /** The environment to read the `OTEL_*` variables from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Told why tracing stays off although an endpoint is set (an unsupported protocol, a load failure). */
+  onWarning?: (message: string) => void;
+}
+
+/** What a worker knows of a tool-call job it runs: the trace context the job carries and who runs it. */
+export interface CallJobTrace {
+  traceparent?: string;
+  tool: string;
+  key: string;
+  worker: string;
+  attempt: number;
+}
+
+/**
+ * OpenTelemetry traces of meshflow, exported over OTLP. {@link Tracing.start} resolves to undefined,
+ * having loaded nothing, unless `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
+ * is set; callers keep an optional `Tracing` and skip every tracing step without one.
+ *
+ * A run's spans come from its events ({@link Tracing.runSink}); queued work joins the trace of the
+ * process that queued it through a W3C `traceparent` in the job's data ({@link Tracing.traceparentOf},
+ * {@link Tracing.callJob}).
+ *
+ * @example
+ * const tracing = await Tracing.start();
+ * const session = await startRun({ ...deps, onEvent: tracing?.runSink() }, options);
+ * await session.done;
+ * await tracing?.shutdown();
+ */
+export class Tracing {
+  readonly settings: TracingSettings;
+  readonly #otel: Otel;
+  /** Open tool-call spans of this process by idempotency key (their jobs' parent). */
+  readonly #tools = new Map<string, TraceSpan>();
+
+  private constructor(settings: TracingSettings, otel: Otel) {
+    this.settings = settings;
+    this.#otel = otel;
+  }
+
+  /** Starts exporting when the environment configures an OTLP endpoint; undefined (nothing loaded) otherwise. */
+  static async start(options: StartTracingOptions = {}): Promise<Tracing | undefined> {
+    const settings = tracingSettings(options.env ?? process.env);
+    if (!settings) return undefined;
+    if ("reason" in settings) {
+      options.onWarning?.(settings.reason);
+      return undefined;
+    }
+    try {
+      return new Tracing(settings, await loadOtel(settings));
+    } catch (error) {
+      options.onWarning?.(
+        `OpenTelemetry could not be loaded (${error instanceof Error ? error.message : String(error)}); traces are not exported`,
+      );
+      return undefined;
+    }
+  }
+
+  /** Starts a span; end it with {@link TraceSpan.end}. */
+  startSpan(name: string, options: StartSpanOptions = {}): TraceSpan {
+    const { api, tracer } = this.#otel;
+    const span = tracer.startSpan(
+      name,
+      {
+        kind: spanKinds(api)[options.kind ?? "internal"],
+        ...(options.attributes ? { attributes: definedAttributes(options.attributes) } : {}),
+        ...(options.startTime ? { startTime: options.startTime } : {}),
+      },
+      this.#context(options.parent),
+    );
+    return new TraceSpan(span, api);
+  }
+
+  /** Runs `work` inside a new span: ended when it settles, failed with the exception when it throws. */
+  async inSpan<T>(name: string, options: StartSpanOptions, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+    const span = this.startSpan(name, options);
+    try {
+      return await work(span);
+    } catch (error) {
+      span.exception(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /**
+   * An `onEvent` sink that turns a run's events into spans: run → story → step → tool call and model
+   * turn. `parent`: the `traceparent` of the span that queued the run (a `flow enqueue`); `prd`: the
+   * PRD as the user named it, when the run reads a copy (a queued run on a worker).
+   */
+  runSink(options: { parent?: string; prd?: string } = {}): (event: RunEvent) => void {
+    const tracer = new RunTracer(this, options.parent, options.prd);
+    return (event) => tracer.onEvent(event);
+  }
+
+  /** The `traceparent` of the open span of a tool call of this process (by idempotency key), for its job. */
+  traceparentOf(call: { key: string }): string | undefined {
+    return this.#tools.get(call.key)?.traceparent;
+  }
+
+  /** Runs a tool-call job on a worker inside a span whose parent is the job's `traceparent`. */
+  callJob(job: CallJobTrace, run: () => Promise<ToolResult>): Promise<ToolResult> {
+    return this.inSpan(
+      `call ${job.tool}`,
+      {
+        kind: "consumer",
+        ...(job.traceparent ? { parent: job.traceparent } : {}),
+        attributes: {
+          [GEN_AI_OPERATION_NAME]: "execute_tool",
+          [GEN_AI_TOOL_NAME]: job.tool,
+          "meshflow.tool.key": job.key,
+          "meshflow.worker": job.worker,
+          "meshflow.job.attempt": job.attempt,
+        },
+      },
+      async (span) => {
+        const result = await run();
+        if (result.isError) span.fail(result.code ?? "tool_error").set({ "meshflow.tool.code": result.code });
+        return result;
+      },
+    );
+  }
+
+  /** @internal A tool-call span opened by a run (see {@link traceparentOf}). */
+  openTool(key: string, span: TraceSpan): void {
+    this.#tools.set(key, span);
+  }
+
+  /** @internal The tool-call span of `key` is closed. */
+  closeTool(key: string): TraceSpan | undefined {
+    const span = this.#tools.get(key);
+    this.#tools.delete(key);
+    return span;
+  }
+
+  /** Exports what is buffered and stops; call once before the process exits. */
+  async shutdown(): Promise<void> {
+    await this.#otel.provider.shutdown();
+  }
+
+  #context(parent: TraceSpan | string | undefined): Api.Context {
+    const { api } = this.#otel;
+    if (parent instanceof TraceSpan) return api.trace.setSpan(api.ROOT_CONTEXT, parent.span);
+    const remote = parseTraceparent(parent);
+    if (!remote) return api.ROOT_CONTEXT;
+    return api.trace.setSpanContext(api.ROOT_CONTEXT, {
+      traceId: remote.traceId,
+      spanId: remote.spanId,
+      traceFlags: remote.flags,
+      isRemote: true,
+    });
+  }
+}
+
+const spanKinds = (api: typeof Api): Record<SpanKindName, Api.SpanKind> => ({
+  internal: api.SpanKind.INTERNAL,
+  client: api.SpanKind.CLIENT,
+  server: api.SpanKind.SERVER,
+  producer: api.SpanKind.PRODUCER,
+  consumer: api.SpanKind.CONSUMER,
+});
