@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerConsole } from "./register/console.js";
@@ -65,7 +65,7 @@ export function buildProgram(output: Output, setExit: (code: ExitCode) => void):
     .hook("preAction", (_program, action) => applyRedisCluster(action));
 
   for (const register of REGISTRARS) register(program, { output, setExit });
-  const inherit = (command: Command): void => {
+  const inherit = (command: CommandUnknownOpts): void => {
     for (const sub of command.commands) {
       sub.exitOverride().configureOutput(program.configureOutput());
       inherit(sub);

@@ -17,12 +17,14 @@ import {
   ToolsetServer,
   type ToolsetServerEvent,
 } from "@meshflow/mcp";
+import { RunEnvironment } from "@meshflow/runtime";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
 import { planTools } from "./ownTools/planTools.js";
 import { runTools } from "./ownTools/runTools.js";
 import { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
-import { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
+import { PrdRoot } from "./runs/PrdRoot.js";
+import type { RunToolsOptions } from "./runs/RunToolsOptions.js";
 import { RunTracker } from "./runs/RunTracker.js";
 
 /** The version the gateway reports in `serverInfo`. */
@@ -120,10 +122,10 @@ export class Gateway {
     });
     const gateway = new Gateway(hub, pool, []);
     const onIssued = options.onEvent ? { onEvent: options.onEvent } : {};
-    const env = options.runs ? new RunEnvironment(options.runs, guard) : undefined;
-    gateway.runEnvironment = env;
+    const runs = options.runs ? runEnvironment(options.runs, guard) : undefined;
+    gateway.runEnvironment = runs?.env;
     const core: ServedTool[] = [
-      ...(env ? [...runTools({ env, tracker: gateway.runs }), ...planTools(env, hub)] : []),
+      ...(runs ? [...runTools({ ...runs, tracker: gateway.runs }), ...planTools(runs, hub)] : []),
       diagnoseTool({
         hub,
         serve: () => ({
@@ -189,4 +191,10 @@ export class Gateway {
     await this.hub.close();
     await this.pool.close();
   }
+}
+
+/** The run tools' environment: the runtime's, with the gateway's one guard, and the PRD root. */
+function runEnvironment({ root, ...options }: RunToolsOptions, guard: Guard): { env: RunEnvironment; prds: PrdRoot } {
+  // A gateway that never runs a PRD loads no specialist and starts no run server: every part loads on first use.
+  return { env: new RunEnvironment({ ...options, guard }), prds: new PrdRoot(root) };
 }

@@ -11,7 +11,8 @@ export { type DiagnoseContext, diagnoseTool, type ServeInfo } from "./ownTools/d
 export { planTools } from "./ownTools/planTools.js";
 export { type RunToolsContext, runTools } from "./ownTools/runTools.js";
 export { safetyTools, UNGUARDED_TOOLS } from "./ownTools/safetyTools.js";
-export { RunEnvironment, type RunToolsOptions } from "./runs/RunEnvironment.js";
+export { PrdRoot } from "./runs/PrdRoot.js";
+export type { RunToolsOptions } from "./runs/RunToolsOptions.js";
 export { RunTracker, type TrackedRun } from "./runs/RunTracker.js";
 export {
   assertBindAllowed,

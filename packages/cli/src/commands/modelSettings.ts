@@ -10,12 +10,16 @@ export interface ModelFlags {
   maxStepTokens?: number;
   stepTimeout?: number;
   maxResultChars?: number;
+}
+
+/** `--record` / `--replay` (run and resume). */
+export interface CassetteFlags {
   record?: string;
   replay?: string;
 }
 
 /** The settings of a run from its flags (cassette paths made absolute, so a resume finds them). */
-export function modelSettings(flags: ModelFlags): ModelSettings {
+export function modelSettings(flags: ModelFlags & CassetteFlags): ModelSettings {
   return {
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.modelBaseUrl ? { baseUrl: flags.modelBaseUrl } : {}),

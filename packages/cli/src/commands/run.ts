@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from "node:path";
 import {
   formatProblem,
   isMeshflowError,
@@ -11,9 +12,11 @@ import {
   type FileRunStore,
   type ModelSettings,
   type RunDependencies,
+  type RunParts,
   type RunSession,
   type RunSummary,
   resumeRun,
+  storyReports,
 } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
@@ -25,24 +28,37 @@ import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
 import { processTracing } from "../tracing.js";
 import { destructivePrompt } from "./destructivePrompt.js";
-import { type ModelFlags, modelSettings } from "./modelSettings.js";
+import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
-import { type EnvironmentOptions, type RunEnvironment, runEnvironment } from "./runEnvironment.js";
+import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
 import { resumedHooks, runPrds, type WorkflowFlags } from "./runPrds.js";
-import { storyReports } from "./runReport.js";
 
-/** Options of `flow run`. */
-export interface RunCommandOptions extends Omit<EnvironmentOptions, "models">, ModelFlags, WorkflowFlags {
-  story?: string[];
-  failFast?: boolean;
-  dryRun?: boolean;
+/** The flags `flow run` and `flow resume` share: the run's environment, models, output. */
+export interface RunFlags extends ModelFlags, CassetteFlags {
+  mcpConfig?: string;
+  routing?: string;
+  agents?: string[];
+  store?: string;
+  skills?: string;
+  /** `inline` or `queue`: tool calls as BullMQ jobs for `flow worker`s. */
+  executor?: string;
+  redis?: string;
+  redisPrefix?: string;
+  callsPerMinute?: number;
   json?: boolean;
-  runId?: string;
   /** Ask before each destructive call (on a terminal; refuse them off one). */
   confirmDestructive?: boolean;
 }
 
-/** How a run is shown: events to the terminal tree, plain lines or NDJSON. */
+/** Options of `flow run`. */
+export interface RunCommandOptions extends RunFlags, WorkflowFlags {
+  story?: string[];
+  failFast?: boolean;
+  dryRun?: boolean;
+  runId?: string;
+}
+
+/** How a run's events are shown: `--json` lines, a live tree on a terminal, or plain lines. */
 export interface View {
   onEvent(event: RunEvent): void;
   stop(): void;
@@ -91,7 +107,7 @@ export async function printSummaryTable(summary: RunSummary, store: FileRunStore
 }
 
 /** The `--confirm-destructive` question, asked on the terminal around the view. */
-export function confirmation(options: RunCommandOptions, view: View): Pick<RunDependencies, "confirmDestructive"> {
+export function confirmation(options: RunFlags, view: View): Pick<RunDependencies, "confirmDestructive"> {
   if (!options.confirmDestructive) return {};
   const isTTY = process.stdin.isTTY === true && process.stderr.isTTY === true;
   return {
@@ -135,7 +151,6 @@ export async function drive(session: RunSession, view: View, output: Output): Pr
   }
 }
 
-/** Prints a run's warnings, error and folder; returns its exit code. */
 export function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
   for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
   if (summary.error) {
@@ -155,21 +170,20 @@ export function report(summary: RunSummary, options: { json?: boolean }, output:
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
 }
 
-/** Builds the run environment, uses it, and closes it whatever happens. */
 export async function withEnvironment<T>(
   options: EnvironmentOptions,
-  use: (env: RunEnvironment) => Promise<T>,
+  use: (built: CommandEnvironment) => Promise<T>,
 ): Promise<T> {
-  const env = await runEnvironment(options);
+  const built = await runEnvironment(options);
   try {
-    return await use(env);
+    return await use(built);
   } finally {
-    await env.close();
+    await built.env.close();
   }
 }
 
-async function dryRunCommand(file: string, options: RunCommandOptions, env: RunEnvironment, output: Output) {
-  const result = await dryRun(env, { prdFile: file, stories: options.story });
+async function dryRunCommand(file: string, options: RunCommandOptions, parts: RunParts, output: Output) {
+  const result = await dryRun(parts, { prdFile: file, stories: options.story });
   for (const warning of result.warnings) output.err(`flow: warning: ${warning}`);
   if (options.json) printJson(output, result);
   else {
@@ -223,7 +237,7 @@ export async function runCommand(
     if (!given || isPrdFolder(given))
       throw new MeshflowError("usage", "--dry-run takes one PRD file (not a folder, not --rerun-failed)");
     const models = modelSettings(options);
-    return await withEnvironment({ ...options, models }, (env) => dryRunCommand(given, options, env, output));
+    return await withEnvironment({ ...options, models }, ({ parts }) => dryRunCommand(given, options, parts, output));
   } catch (error) {
     return printFailure(error, options, output);
   }
@@ -235,9 +249,9 @@ export async function runCommand(
  */
 export async function resumeCommand(
   runId: string,
-  options: RunCommandOptions,
+  options: RunFlags,
   output: Output,
-  given: (option: keyof ModelFlags) => boolean = () => true,
+  given: (option: keyof (ModelFlags & CassetteFlags)) => boolean = () => true,
 ): Promise<ExitCode> {
   try {
     const { FileRunStore } = await import("@meshflow/runtime");
@@ -257,13 +271,14 @@ export async function resumeCommand(
       callsPerMinute: options.callsPerMinute ?? record.options.callsPerMinute,
       warm: prdServers(record.prd, record.options.stories),
     };
-    return await withEnvironment(env, async (built) => {
+    return await withEnvironment(env, async (command) => {
+      const { parts, env: built } = command;
       const view = viewFor(options, output);
-      const hooks = await resumedHooks(record, built, options, output);
+      const hooks = await resumedHooks(record, command, options, output);
       const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
         {
-          ...built,
+          ...parts,
           hooks,
           onEvent: (e) => {
             view.onEvent(e);
@@ -285,12 +300,15 @@ export async function resumeCommand(
 /** The model settings of a resumed run: what it recorded, with the options given now on top. */
 function resumedModels(
   recorded: ModelSettings | undefined,
-  options: RunCommandOptions,
-  given: (option: keyof ModelFlags) => boolean,
+  options: RunFlags,
+  given: (option: keyof (ModelFlags & CassetteFlags)) => boolean,
 ): ModelSettings {
   const now = modelSettings(options);
   if (!recorded) return now;
-  const pick = <K extends keyof ModelSettings>(key: K, flag: keyof ModelFlags): Partial<ModelSettings> => {
+  const pick = <K extends keyof ModelSettings>(
+    key: K,
+    flag: keyof (ModelFlags & CassetteFlags),
+  ): Partial<ModelSettings> => {
     const value = given(flag) && options[flag] !== undefined ? now[key] : recorded[key];
     return value === undefined ? {} : { [key]: value };
   };
@@ -307,7 +325,6 @@ function resumedModels(
   } as ModelSettings;
 }
 
-/** Prints an error carrying PRD problems (others are rethrown); returns its exit code. */
 export function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {
   if (!isMeshflowError(error)) throw error;
   const problems = (error.details.problems ?? []) as Problem[];

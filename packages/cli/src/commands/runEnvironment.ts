@@ -1,22 +1,8 @@
 import { existsSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
-import {
-  loadMcpConfig,
-  loadRoutingTable,
-  type McpConfig,
-  MeshflowError,
-  type ModelCatalog,
-  type RoutingTable,
-} from "@meshflow/core";
-import type { Executor } from "@meshflow/queue";
-import {
-  createToolPlane,
-  FileRunStore,
-  loadSpecialists,
-  type ModelSettings,
-  type Specialist,
-  type ToolPlane,
-} from "@meshflow/runtime";
+import { delimiter, resolve } from "node:path";
+import { loadMcpConfig, MeshflowError, type ModelCatalog } from "@meshflow/core";
+import type { Executor } from "@meshflow/mcp";
+import { type ModelSettings, RunEnvironment, type RunParts } from "@meshflow/runtime";
 import { BUILTIN_AGENTS, BUILTIN_SKILLS, mergeSkillsFolders } from "../builtin.js";
 import { buildModels } from "./modelSettings.js";
 
@@ -47,26 +33,17 @@ export interface EnvironmentOptions {
   warm?: readonly string[];
 }
 
-/** What a run needs from the command line: routing, MCP config, specialists, tools and the store. */
-export interface RunEnvironment {
-  routing: RoutingTable;
-  mcpConfig: McpConfig;
-  specialists: Map<string, Specialist>;
-  /** Absolute specialist paths, recorded so a resume loads the same ones. */
-  agents: string[];
-  store: FileRunStore;
-  plane: ToolPlane;
-  /** The skills folder in use (absolute), recorded for resume. */
-  skillsDir: string | undefined;
+/** The environment of `flow run` / `flow resume`: the runtime's, with how its parts were chosen. */
+export interface CommandEnvironment {
+  /** Routing, specialists, store and tool plane, every part loaded. */
+  env: RunEnvironment;
+  /** What `startRun` / `resumeRun` / `dryRun` take from it. */
+  parts: RunParts;
   /**
    * How the run's specialists and skills were chosen, recorded so a resume chooses them the same way:
    * `builtin` when the project's `./agents` and `./skills` (`agents`, `skills`) sit over the built-ins.
    */
   recorded: { agents: string[]; skills: string | undefined; builtin: boolean };
-  /** The run's models (stories with a model get `ctx.model`). */
-  models?: ModelCatalog;
-  /** Closes the plane (MCP servers, executor) and the queue's Redis connection. */
-  close(): Promise<void>;
 }
 
 const DEFAULT_AGENTS = "agents";
@@ -106,71 +83,43 @@ export function resolveSkillsDir(option: string | undefined, overBuiltin = false
   return builtin ? mergeSkillsFolders(builtin, project) : project;
 }
 
-/** Builds the environment of `flow run` / `flow resume`. The caller calls `close()` when done. */
-export async function runEnvironment(options: EnvironmentOptions): Promise<RunEnvironment> {
-  const routing = loadRoutingTable({ overrideFile: options.routing });
+/**
+ * Builds the environment of `flow run` / `flow resume` (the runtime's {@link RunEnvironment}, with the
+ * queue as executor for `--executor queue`). The caller closes `env` when done.
+ */
+export async function runEnvironment(options: EnvironmentOptions): Promise<CommandEnvironment> {
+  const routingFile = options.routing;
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const agents = agentPaths(options.agents, options.builtin === true);
   // Without --agents and --skills, the project's folders sit over the built-ins (a resume records that).
   const usesBuiltin = options.builtin === true || (options.agents === undefined && options.skills === undefined);
-  const { paths } = agents;
-  const store = new FileRunStore(options.store);
   const skillsDir = resolveSkillsDir(options.skills, options.builtin === true);
   const queue = options.executor === "queue" ? await openQueueExecutor(options) : undefined;
-  let plane: ToolPlane;
-  try {
-    const { Guard } = await import("@meshflow/mcp");
-    const perMinute = options.callsPerMinute;
-    plane = await createToolPlane({
-      // One guard for the process; a limit of 0 leaves only the emergency stop.
-      guard: new Guard(
-        perMinute === undefined ? {} : perMinute > 0 ? { callsPerMinute: perMinute } : { enabled: false },
-      ),
+  const settings = options.models;
+  let models: Promise<ModelCatalog> | undefined;
+  const env = await RunEnvironment.open(
+    {
       mcpConfig,
+      ...(routingFile ? { routingFile } : {}),
+      agents: agents.paths,
+      specialists: agents,
       ...(skillsDir ? { skillsDir } : {}),
-      cacheFile: join(store.root, "cache", "classifications.json"),
-      // Servers' stderr goes to a log file per server, never to the terminal the run draws on.
-      pool: { stderrDir: join(store.root, "logs") },
-      ...(queue ? { executor: () => queue.executor } : {}),
-    });
-  } catch (error) {
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
+      ...(queue ? { executor: () => queue.executor, onClose: () => queue.close() } : {}),
+      ...(settings ? { models: () => (models ??= buildModels(settings, options.resumed === true)) } : {}),
+    },
+    { ...(options.warm ? { warm: options.warm } : {}), models: true },
+  ).catch(async (error: unknown) => {
     await queue?.close();
     throw error;
-  }
-  // The servers the PRD names start while the specialists load: a server's start-up is usually the
-  // longest wait of a short run. The preflight's discovery finds them started (or reports their failure).
-  const warming = options.warm?.length ? plane.start?.(options.warm).catch(() => undefined) : undefined;
-  await warming;
-  let specialists: Map<string, Specialist>;
-  let models: ModelCatalog | undefined;
-  try {
-    const loaded = await loadSpecialists(paths, agents);
-    specialists = new Map([...loaded].map(([name, { specialist }]) => [name, specialist]));
-    models = options.models ? await buildModels(options.models, options.resumed === true) : undefined;
-  } catch (error) {
-    await warming;
-    await plane.close();
-    await queue?.close();
-    throw error;
-  }
-  const close = async () => {
-    await warming;
-    await plane.close();
-    await queue?.close();
-  };
+  });
   return {
-    routing,
-    mcpConfig,
-    specialists,
-    agents: paths,
-    store,
-    plane,
-    skillsDir,
+    env,
+    parts: await env.parts(),
     recorded: usesBuiltin
-      ? { agents: paths, skills: resolve(options.skills ?? "skills"), builtin: true }
-      : { agents: paths, skills: skillsDir, builtin: false },
-    ...(models ? { models } : {}),
-    close,
+      ? { agents: agents.paths, skills: resolve(options.skills ?? "skills"), builtin: true }
+      : { agents: agents.paths, skills: skillsDir, builtin: false },
   };
 }
 
@@ -191,13 +140,13 @@ async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executo
       settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
       ...(tracing ? { tracing } : {}),
     });
-    return {
-      executor,
-      async close() {
-        await executor.close();
-        await redis.quit().catch(() => redis.disconnect());
-      },
+    let closing: Promise<void> | undefined;
+    // Once: the environment closes it after its plane, and a failed open closes it too.
+    const close = async () => {
+      await executor.close();
+      await redis.quit().catch(() => redis.disconnect());
     };
+    return { executor, close: () => (closing ??= close()) };
   } catch (error) {
     redis.disconnect();
     throw error;

@@ -36,7 +36,7 @@ import {
   viewFor,
   withEnvironment,
 } from "./run.js";
-import type { EnvironmentOptions, RunEnvironment } from "./runEnvironment.js";
+import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
 
 /** The PRD workflow's flags of `flow run`. */
 export interface WorkflowFlags {
@@ -187,11 +187,12 @@ async function runOne(
   /** Every PRD of this command: their files and progress logs are the runtime's, not a dirty tree. */
   prdFiles: readonly string[],
   options: RunCommandOptions,
-  env: RunEnvironment,
+  command: CommandEnvironment,
   models: ReturnType<typeof modelSettings>,
   view: View,
   output: Output,
 ): Promise<{ code: ExitCode; stories: number }> {
+  const { env, parts, recorded } = command;
   const prd = readPrd(target.file);
   const commit = options.commit === true || prd?.git?.commit === true;
   const git = await Git.find(dirname(resolvePath(target.file)));
@@ -218,7 +219,7 @@ async function runOne(
   const trace = (await processTracing())?.runSink();
   const session = await startRun(
     {
-      ...env,
+      ...parts,
       hooks,
       onEvent: (e) => {
         view.onEvent(e);
@@ -234,9 +235,9 @@ async function runOne(
       record: {
         mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
         routing: options.routing ? resolvePath(options.routing) : undefined,
-        agents: env.recorded.agents,
-        skills: env.recorded.skills,
-        ...(env.recorded.builtin ? { builtin: true } : {}),
+        agents: recorded.agents,
+        skills: recorded.skills,
+        ...(recorded.builtin ? { builtin: true } : {}),
         models,
         ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
         workflow,
@@ -253,7 +254,7 @@ async function runOne(
 function workflowHooks(
   prdFile: string,
   workflow: NonNullable<RunOptions["workflow"]>,
-  env: RunEnvironment,
+  env: CommandEnvironment["env"],
   git: Git | undefined,
   options: { json?: boolean | undefined },
   output: Output,
@@ -280,10 +281,11 @@ function workflowHooks(
  */
 export async function resumedHooks(
   record: RunRecord,
-  env: RunEnvironment,
+  command: CommandEnvironment,
   options: { json?: boolean | undefined },
   output: Output,
 ): Promise<StoryHooks> {
+  const { env } = command;
   const workflow = record.options.workflow ?? {};
   const git = await Git.find(dirname(record.prd));
   const carried = workflow.rerunOf ? (await rerunPlan(env.store, workflow.rerunOf)).carried : undefined;

@@ -1,7 +1,6 @@
-import { FileRunStore, processAlive } from "@meshflow/runtime";
+import { effectiveStatus, FileRunStore, processAlive } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
-import { effectiveStatus } from "./runReport.js";
 
 /** Options of `flow runs`. */
 export interface RunsOptions {

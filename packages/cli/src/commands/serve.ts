@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { delimiter } from "node:path";
 import { formatProblem, loadMcpConfig, MeshflowError } from "@meshflow/core";
 import {
   assertBindAllowed,
@@ -14,12 +13,11 @@ import {
   serveTokenChars,
 } from "@meshflow/gateway";
 import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
-import { BUILTIN_AGENTS } from "../builtin.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
-import { resolveSkillsDir } from "./runEnvironment.js";
+import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
 /** Options of `flow serve`. */
 export interface ServeCommandOptions extends ModelFlags {
@@ -115,10 +113,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
   for (const problems of mcpConfig.invalid.values())
     for (const p of problems) output.err(`flow serve: ${formatProblem(p)}`);
   const log = (line: string) => output.err(`flow serve: ${line}`);
-  const agents =
-    typeof options.agents === "string"
-      ? options.agents.split(delimiter).filter(Boolean)
-      : (options.agents ?? []).flatMap((a) => a.split(delimiter)).filter(Boolean);
+  // The same specialists and skills as `flow run`: --agents exactly, else ./agents over the built-ins.
+  const agents = agentPaths(options.agents);
   const skillsDir = resolveSkillsDir(options.skills);
   // A weak token is refused off loopback (assertBindAllowed above); on loopback it only earns a warning.
   const tokenChars = token === undefined ? undefined : serveTokenChars(token);
@@ -138,10 +134,10 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     runs: {
       mcpConfig,
       ...(options.routing ? { routingFile: options.routing } : {}),
-      ...(agents.length ? { agents } : {}),
-      ...(options.store ? { storeDir: options.store } : {}),
+      agents: agents.paths,
+      specialists: agents,
+      ...(options.store ? { store: options.store } : {}),
       ...(skillsDir ? { skillsDir } : {}),
-      builtinAgents: [BUILTIN_AGENTS],
       models: catalogsByModel(options),
     },
     onEvent: (event) => {

@@ -1,10 +1,10 @@
 import { sumTokens } from "@meshflow/core";
-import { FileRunStore, processAlive } from "@meshflow/runtime";
+import { effectiveStatus, FileRunStore, processAlive, storyReports } from "@meshflow/runtime";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { formatTokens } from "../runView/formatEvent.js";
-import { effectiveStatus, printStories, storyReports } from "./runReport.js";
+import { printStories } from "./runReport.js";
 
 /** Options of `flow status`. */
 export interface StatusOptions {

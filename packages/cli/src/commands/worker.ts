@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
-import { loadMcpConfig, loadRoutingTable, MeshflowError } from "@meshflow/core";
+import { loadMcpConfig, MeshflowError } from "@meshflow/core";
 import type { QueueExecutor, QueueName, WorkerEvent } from "@meshflow/queue";
-import type { ToolPlane } from "@meshflow/runtime";
+import type { RunEnvironment } from "@meshflow/runtime";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
@@ -99,7 +99,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   const tracing = await processTracing();
   let pool: InstanceType<typeof mcp.ClientPool> | undefined;
   let executor: QueueExecutor | undefined;
-  let plane: ToolPlane | undefined;
+  let environment: RunEnvironment | undefined;
   let forced = false;
   let deadline: number | undefined;
   try {
@@ -116,32 +116,24 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       // PRD copies a killed worker left in the store (its runs go to another worker, with a copy of its own).
       sweepQueuedCopies(storeRoot);
       const agents = agentPaths(options.agents);
-      const loaded = await runtime.loadSpecialists(agents.paths, agents);
       const skillsDir = resolveSkillsDir(options.skills);
       executor = await QueueExecutor.open({ redis, settings, ...(tracing ? { tracing } : {}) });
       const queueExecutor = executor;
-      plane = await runtime.createToolPlane({
+      // The worker's pool and guard: its call jobs and its runs' calls share the servers and the limit.
+      environment = await runtime.RunEnvironment.open({
         mcpConfig,
+        ...(options.routing ? { routingFile: options.routing } : {}),
+        agents: agents.paths,
+        specialists: agents,
         ...(skillsDir ? { skillsDir } : {}),
-        cacheFile: join(storeRoot, "cache", "classifications.json"),
+        store: storeRoot,
         clientPool: pool,
         guard,
         executor: () => queueExecutor,
-      });
-      runs = createRunJobProcessor({
-        routing: loadRoutingTable({ overrideFile: options.routing }),
-        mcpConfig,
-        specialists: new Map([...loaded].map(([name, l]) => [name, l.specialist])),
-        agents: agents.paths,
-        skillsDir,
-        plane,
-        files: new runtime.FileRunStore(storeRoot),
-        workdir: resolve(options.workdir),
-        redis,
-        settings,
         models: catalogsByModel(options),
         ...(tracing ? { tracing } : {}),
       });
+      runs = createRunJobProcessor({ environment, workdir: resolve(options.workdir), redis, settings });
     }
     const worker = await QueueWorker.start({
       redis,
@@ -184,7 +176,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
   } finally {
     // Bounded: a Redis that is gone must not keep a stopping worker alive past its deadline.
     const left = (ms: number) => (deadline === undefined ? ms : Math.min(ms, deadline - Date.now()));
-    await within(plane?.close(), left(2_000));
+    await within(environment?.close(), left(2_000));
     await within(executor?.close(), forced ? 0 : left(2_000));
     await within(pool?.close(), left(5_000));
     if (forced || !(await within(redis.quit(), left(2_000)))) redis.disconnect();

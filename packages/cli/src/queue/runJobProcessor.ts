@@ -1,6 +1,5 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
-import type { McpConfig, ModelCatalog, RoutingTable } from "@meshflow/core";
 import {
   type QueueSettings,
   RedisCallJournal,
@@ -9,28 +8,23 @@ import {
   type RunJobOutcome,
   type RunJobProcessor,
 } from "@meshflow/queue";
-import { type FileRunStore, type Specialist, startRun, type ToolPlane } from "@meshflow/runtime";
+import { type RunEnvironment, startRun } from "@meshflow/runtime";
 import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";
 
-/** What a worker runs queued PRDs with: its own MCP config, specialists, skills and run store. */
+/** What a worker runs queued PRDs with: its own run environment, project checkout and Redis. */
 export interface WorkerRunEnvironment {
-  routing: RoutingTable;
-  mcpConfig: McpConfig;
-  specialists: ReadonlyMap<string, Specialist>;
-  agents: string[];
-  skillsDir: string | undefined;
-  /** Tools over the worker's client pool, with the queue as executor. */
-  plane: ToolPlane;
-  /** The worker's local run store (events, evidence, logs of the runs it ran). */
-  files: FileRunStore;
+  /**
+   * The worker's MCP config, specialists, skills and local run store (events, evidence, logs of the
+   * runs it ran), with tools over the worker's client pool and the queue as executor; a job's models
+   * are its `--model` from `flow enqueue`, else the worker's settings.
+   */
+  environment: RunEnvironment;
   /** The project checkout queued PRDs run in (absolute). */
   workdir: string;
   redis: RedisClient;
   settings: QueueSettings;
-  /** The models of a job's run: its `--model` from `flow enqueue`, else the worker's settings. */
-  models?: (model: string | undefined) => Promise<ModelCatalog>;
   /** Spans of each run, children of the span that queued it (when traces are exported). */
   tracing?: Pick<Tracing, "runSink">;
 }
@@ -106,22 +100,22 @@ export function sweepQueuedCopies(storeRoot: string): string[] {
 export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcessor {
   return async (ctx: RunJobContext): Promise<RunJobOutcome> => {
     const { data, signal, board, worker } = ctx;
-    const prdFile = queuedPrdPath(env.files.root, data.executionId);
+    const { environment } = env;
+    const prdFile = queuedPrdPath(environment.store.root, data.executionId);
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
     const tracker = new StoryTracker(board, data.runId, worker);
     const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
-      const store = new QueuedRunStore(env.files, new RedisCallJournal(env.redis, data.executionId, env.settings));
-      const models = env.models ? await env.models(data.model) : undefined;
+      const parts = await environment.parts(data.model);
+      const store = new QueuedRunStore(
+        environment.store,
+        new RedisCallJournal(env.redis, data.executionId, env.settings),
+      );
       const session = await startRun(
         {
-          plane: env.plane,
+          ...parts,
           store,
-          specialists: env.specialists,
-          routing: env.routing,
-          mcpConfig: env.mcpConfig,
-          ...(models ? { models } : {}),
           onEvent: (event) => {
             tracker.onEvent(event);
             trace?.(event);
@@ -134,9 +128,9 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
           failFast: data.failFast,
           ...(data.stories ? { stories: data.stories } : {}),
           record: {
-            mcpConfig: env.mcpConfig.file ? resolve(env.mcpConfig.file) : undefined,
-            agents: env.agents,
-            skills: env.skillsDir,
+            mcpConfig: environment.mcpConfig.file ? resolve(environment.mcpConfig.file) : undefined,
+            agents: environment.agents,
+            skills: environment.skillsDir,
           },
         },
       );

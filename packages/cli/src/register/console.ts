@@ -1,7 +1,9 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { ConsoleCommandOptions } from "../commands/console.js";
 import {
   agentsOption,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   nonNegativeInt,
   type Registrar,
@@ -63,6 +65,6 @@ ${EXIT_CODES_HELP}`,
     )
     .action(async (options) => {
       const { consoleCommand } = await import("../commands/console.js");
-      setExit(await consoleCommand(options, output));
+      setExit(await consoleCommand(flags<ConsoleCommandOptions>()(options), output));
     });
 };

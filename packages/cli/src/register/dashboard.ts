@@ -1,6 +1,8 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { DashboardCommandOptions } from "../commands/dashboard.js";
 import {
   EXIT_CODES_HELP,
+  flags,
   positiveInt,
   type Registrar,
   redisClusterOption,
@@ -21,6 +23,6 @@ export const registerDashboard: Registrar = (program, { output, setExit }) => {
     .addHelpText("after", `\nLoopback only: reach it from elsewhere through an SSH tunnel.\n${EXIT_CODES_HELP}`)
     .action(async (options) => {
       const { dashboardCommand } = await import("../commands/dashboard.js");
-      setExit(await dashboardCommand(options, output));
+      setExit(await dashboardCommand(flags<DashboardCommandOptions>()(options), output));
     });
 };

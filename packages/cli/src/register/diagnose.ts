@@ -1,4 +1,5 @@
-import { EXIT_CODES_HELP, mcpConfigOption, type Registrar } from "./shared.js";
+import type { DiagnoseCommandOptions } from "../commands/diagnose.js";
+import { EXIT_CODES_HELP, flags, mcpConfigOption, type Registrar } from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -13,6 +14,6 @@ export const registerDiagnose: Registrar = (program, { output, setExit }) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (options) => {
       const { diagnoseCommand } = await import("../commands/diagnose.js");
-      setExit(await diagnoseCommand(options, output));
+      setExit(await diagnoseCommand(flags<DiagnoseCommandOptions>()(options), output));
     });
 };

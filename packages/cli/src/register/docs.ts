@@ -1,8 +1,10 @@
+import type { DocsToolsOptions } from "../commands/docsTools.js";
 import {
   agentsOption,
   classificationOptions,
   commandGroup,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   type Registrar,
   routingOption,
@@ -31,6 +33,6 @@ export const registerDocs: Registrar = (program, deps) => {
     )
     .action(async (options) => {
       const { docsToolsCommand } = await import("../commands/docsTools.js");
-      setExit(await docsToolsCommand(options, output));
+      setExit(await docsToolsCommand(flags<DocsToolsOptions>()(options), output));
     });
 };

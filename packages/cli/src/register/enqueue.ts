@@ -1,4 +1,12 @@
-import { EXIT_CODES_HELP, type Registrar, redisClusterOption, redisOption, redisPrefixOption } from "./shared.js";
+import type { EnqueueOptions } from "../commands/enqueue.js";
+import {
+  EXIT_CODES_HELP,
+  flags,
+  type Registrar,
+  redisClusterOption,
+  redisOption,
+  redisPrefixOption,
+} from "./shared.js";
 
 /** `flow enqueue <prd.json…>`. */
 export const registerEnqueue: Registrar = (program, { output, setExit }) => {
@@ -40,6 +48,6 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
         return;
       }
       const { enqueueCommand } = await import("../commands/enqueue.js");
-      setExit(await enqueueCommand(files, options, output));
+      setExit(await enqueueCommand(files, flags<EnqueueOptions>()(options), output));
     });
 };

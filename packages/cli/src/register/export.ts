@@ -1,8 +1,10 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { ExportAgentsOptions } from "../commands/exportAgents.js";
 import {
   agentsOption,
   commandGroup,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   type Registrar,
   routingOption,
@@ -54,6 +56,6 @@ export const registerExport: Registrar = (program, deps) => {
     .addHelpText("after", `${LAYOUT_HELP}\n${EXIT_CODES_HELP}`)
     .action(async (options) => {
       const { exportAgentsCommand } = await import("../commands/exportAgents.js");
-      setExit(await exportAgentsCommand(options, output));
+      setExit(await exportAgentsCommand(flags<ExportAgentsOptions>()(options), output));
     });
 };

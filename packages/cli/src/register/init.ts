@@ -1,4 +1,5 @@
-import { EXIT_CODES_HELP, type Registrar } from "./shared.js";
+import type { InitOptions } from "../commands/init.js";
+import { EXIT_CODES_HELP, flags, type Registrar } from "./shared.js";
 
 /** `flow init`. */
 export const registerInit: Registrar = (program, { output, setExit }) => {
@@ -14,6 +15,6 @@ export const registerInit: Registrar = (program, { output, setExit }) => {
     )
     .action(async (options) => {
       const { initCommand } = await import("../commands/init.js");
-      setExit(await initCommand(options, output));
+      setExit(await initCommand(flags<InitOptions>()(options), output));
     });
 };

@@ -1,5 +1,6 @@
-import { InvalidArgumentError } from "commander";
-import { EXIT_CODES_HELP, type Registrar } from "./shared.js";
+import { InvalidArgumentError } from "@commander-js/extra-typings";
+import type { NewSpecialistOptions } from "../commands/newSpecialist.js";
+import { EXIT_CODES_HELP, flags, type Registrar } from "./shared.js";
 
 function step(value: string, previous: number[] = []): number[] {
   const n = Number(value);
@@ -26,6 +27,6 @@ ${EXIT_CODES_HELP}`,
     )
     .action(async (name: string, options) => {
       const { newSpecialistCommand } = await import("../commands/newSpecialist.js");
-      setExit(await newSpecialistCommand(name, options, output));
+      setExit(await newSpecialistCommand(name, flags<NewSpecialistOptions>()(options), output));
     });
 };

@@ -1,6 +1,8 @@
+import type { PlanOptions } from "../commands/plan.js";
 import {
   agentsOption,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   type Registrar,
   routingOption,
@@ -25,6 +27,6 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { planCommand } = await import("../commands/plan.js");
-      setExit(await planCommand(file, options, output));
+      setExit(await planCommand(file, flags<PlanOptions>()(options), output));
     });
 };

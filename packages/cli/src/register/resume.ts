@@ -1,14 +1,15 @@
-import type { Command } from "commander";
+import type { RunFlags } from "../commands/run.js";
 import {
   agentsOption,
-  callsPerMinuteOption,
   cassetteOptions,
   confirmDestructiveOption,
   executorOptions,
+  flags,
   mcpConfigOption,
   modelOptions,
   type Registrar,
   RUN_EXIT_CODES_HELP,
+  resumedCallsPerMinuteOption,
   routingOption,
   skillsOption,
   storeOption,
@@ -33,13 +34,13 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
   )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
-    .addOption(callsPerMinuteOption("the run's guard", true))
+    .addOption(resumedCallsPerMinuteOption("the run's guard"))
     .addHelpText("after", RUN_EXIT_CODES_HELP)
-    .action(async (runId: string, options, command: Command) => {
+    .action(async (runId, options, command) => {
       const { resumeCommand } = await import("../commands/run.js");
       // Options given now override the run's recorded ones; defaults do not.
       const given = (name: string) =>
         command.getOptionValueSource(name) === "cli" || command.getOptionValueSource(name) === "env";
-      setExit(await resumeCommand(runId, options, output, given));
+      setExit(await resumeCommand(runId, flags<RunFlags>()(options), output, given));
     });
 };

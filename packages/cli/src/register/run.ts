@@ -1,10 +1,12 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { RunCommandOptions } from "../commands/run.js";
 import {
   agentsOption,
   callsPerMinuteOption,
   cassetteOptions,
   confirmDestructiveOption,
   executorOptions,
+  flags,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -72,8 +74,8 @@ Beside each PRD, <name>.progress.md gets one section per concluded story (outcom
 ${RUN_EXIT_CODES_HELP}
   (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)`,
     )
-    .action(async (file: string | undefined, options) => {
+    .action(async (file, options) => {
       const { runCommand } = await import("../commands/run.js");
-      setExit(await runCommand(file, options, output));
+      setExit(await runCommand(file, flags<RunCommandOptions>()(options), output));
     });
 };

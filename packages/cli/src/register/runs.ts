@@ -1,4 +1,5 @@
-import { EXIT_CODES_HELP, type Registrar, storeOption } from "./shared.js";
+import type { RunsOptions } from "../commands/runs.js";
+import { EXIT_CODES_HELP, flags, type Registrar, storeOption } from "./shared.js";
 
 /** `flow runs`. */
 export const registerRuns: Registrar = (program, { output, setExit }) => {
@@ -10,6 +11,6 @@ export const registerRuns: Registrar = (program, { output, setExit }) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (options) => {
       const { runsCommand } = await import("../commands/runs.js");
-      setExit(await runsCommand(options, output));
+      setExit(await runsCommand(flags<RunsOptions>()(options), output));
     });
 };

@@ -1,8 +1,10 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { ServeCommandOptions } from "../commands/serve.js";
 import {
   agentsOption,
   callsPerMinuteOption,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -67,6 +69,6 @@ ${EXIT_CODES_HELP}`,
     )
     .action(async (options) => {
       const { serveCommand } = await import("../commands/serve.js");
-      setExit(await serveCommand(options, output));
+      setExit(await serveCommand(flags<ServeCommandOptions>()(options), output));
     });
 };

@@ -1,4 +1,10 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import {
+  type Command,
+  type CommandUnknownOpts,
+  InvalidArgumentError,
+  Option,
+  type OptionValues,
+} from "@commander-js/extra-typings";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
@@ -10,6 +16,18 @@ export interface CommandDeps {
 
 /** Registers one command on the program. Registrars stay light: implementations are imported in the action. */
 export type Registrar = (program: Command, deps: CommandDeps) => void;
+
+/**
+ * Commander's typed options as the options type `T` a command reads, checked by tsc both ways: each
+ * option has the type `T` says, and every key of `T` is an option of the command, so a flag renamed
+ * without its uses fails the typecheck (the types come from the flags, through extra-typings).
+ *
+ * @example
+ * .action(async (file, options) => runCommand(file, flags<RunCommandOptions>()(options), output))
+ */
+export function flags<T extends object>() {
+  return <O extends T>(options: O & { [K in Exclude<keyof T, keyof O>]-?: never }): T => options;
+}
 
 /** The exit-code table every `--help` ends with. */
 export const EXIT_CODES_HELP = `
@@ -35,26 +53,26 @@ export function commandGroup(program: Command, name: string, description: string
 }
 
 /** `--routing <file>` (env FLOW_ROUTING). */
-export function routingOption(): Option {
+export function routingOption() {
   return new Option("--routing <file>", "step → specialist routing file merged over the default (YAML or JSON)").env(
     "FLOW_ROUTING",
   );
 }
 
 /** `--mcp-config <file>`; the lookup then falls back to FLOW_MCP_CONFIG and ./.mcp.json. */
-export function mcpConfigOption(): Option {
+export function mcpConfigOption() {
   return new Option("--mcp-config <file>", "MCP config (.mcp.json format); default FLOW_MCP_CONFIG, then ./.mcp.json");
 }
 
 /** `--store <dir>` (env FLOW_HOME): where runs are kept. */
-export function storeOption(): Option {
+export function storeOption() {
   return new Option("--store <dir>", "folder of the run store (runs in <dir>/runs/<runId>/)")
     .env("FLOW_HOME")
     .default(".flow");
 }
 
 /** `--agents <dir...>` (env FLOW_AGENTS, separated like PATH): specialist folders. */
-export function agentsOption(): Option {
+export function agentsOption() {
   return new Option(
     "--agents <dir...>",
     "specialist folders (agents/<name>/agent.ts), exactly these; default ./agents over the built-in specialists",
@@ -62,7 +80,7 @@ export function agentsOption(): Option {
 }
 
 /** `--skills <dir>` (env FLOW_SKILLS): skills, capability catalog and alias maps; default ./skills when present. */
-export function skillsOption(): Option {
+export function skillsOption() {
   return new Option(
     "--skills <dir>",
     "skills folder (SKILL.md files, capabilities.yaml, aliases/); default ./skills merged over the built-in skills",
@@ -70,7 +88,7 @@ export function skillsOption(): Option {
 }
 
 /** `--confirm-destructive`: ask before each destructive call (run and resume). */
-export function confirmDestructiveOption(): Option {
+export function confirmDestructiveOption() {
   return new Option(
     "--confirm-destructive",
     "ask on the terminal before each call of a destructive tool (destructiveHint); off a terminal such calls are refused",
@@ -80,7 +98,7 @@ export function confirmDestructiveOption(): Option {
 /** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues, one server or a cluster. */
 export function redisOption(
   description = "Redis of the queues (redis://host:port, or a Redis Cluster: redis+cluster://host:port,host:port)",
-): Option {
+) {
   return new Option("--redis <url>", description).env("FLOW_REDIS_URL");
 }
 
@@ -88,7 +106,7 @@ export function redisOption(
  * `--redis-cluster <nodes>`: `--redis redis+cluster://<nodes>`; from `FLOW_REDIS_CLUSTER` too unless
  * `env` is false (`flow status`, whose `--redis` has no environment default either).
  */
-export function redisClusterOption(env = true): Option {
+export function redisClusterOption(env = true) {
   const option = new Option(
     "--redis-cluster <host:port,...>",
     "a Redis Cluster instead of --redis (seed nodes; keys get a {hash tag} prefix so each queue stays in one slot)",
@@ -101,7 +119,7 @@ export function redisClusterOption(env = true): Option {
  * program-level preAction hook, so commands read one `redis` option). Both on the command line is a
  * usage error.
  */
-export function applyRedisCluster(command: Command): void {
+export function applyRedisCluster(command: CommandUnknownOpts): void {
   const nodes = command.getOptionValue("redisCluster");
   if (typeof nodes !== "string" || !nodes) return;
   const redis = command.getOptionValue("redis");
@@ -119,7 +137,7 @@ export function applyRedisCluster(command: Command): void {
 }
 
 /** `--redis-prefix <prefix>` (env FLOW_REDIS_PREFIX): the one key prefix of everything meshflow keeps in Redis. */
-export function redisPrefixOption(): Option {
+export function redisPrefixOption() {
   return new Option("--redis-prefix <prefix>", "key prefix in that Redis")
     .env("FLOW_REDIS_PREFIX")
     .default("meshflow:");
@@ -129,7 +147,9 @@ export function redisPrefixOption(): Option {
  * The options of commands that classify tools (`flow tools …`, `flow docs tools`): a skills folder that
  * must exist (default ./skills), and where classifications are cached (Redis, else a JSON file).
  */
-export function classificationOptions(command: Command): Command {
+export function classificationOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+) {
   return command
     .addOption(
       new Option(
@@ -147,7 +167,9 @@ export function classificationOptions(command: Command): Command {
 }
 
 /** `--executor inline|queue` with the Redis options a queue executor needs (run and resume). */
-export function executorOptions(command: Command): Command {
+export function executorOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+) {
   return command
     .addOption(
       new Option("--executor <kind>", "where tool calls run: inline (this process) or queue (flow workers on Redis)")
@@ -179,12 +201,20 @@ export const DEFAULT_CALLS_PER_MINUTE = 6_000;
  * `--calls-per-minute <n>`: the rate limit of the process's one guard (0 = none). `resumed`: the
  * default is the value the run was started with.
  */
-export function callsPerMinuteOption(whose: string, resumed = false): Option {
-  const option = new Option(
+export function callsPerMinuteOption(whose: string) {
+  return callsPerMinute(whose, "").default(DEFAULT_CALLS_PER_MINUTE);
+}
+
+/** `--calls-per-minute <n>` of `flow resume`: the default is the value the run was started with. */
+export function resumedCallsPerMinuteOption(whose: string) {
+  return callsPerMinute(whose, "; default: the value the run was started with");
+}
+
+function callsPerMinute(whose: string, more: string) {
+  return new Option(
     "--calls-per-minute <n>",
-    `guarded tool calls in any 60 s window before ${whose} locks (emergency stop; refused calls name this flag); 0 turns the limit off${resumed ? "; default: the value the run was started with" : ""}`,
+    `guarded tool calls in any 60 s window before ${whose} locks (emergency stop; refused calls name this flag); 0 turns the limit off${more}`,
   ).argParser(nonNegativeInt("--calls-per-minute"));
-  return resumed ? option : option.default(DEFAULT_CALLS_PER_MINUTE);
 }
 
 /** Parses a non-negative integer option value (commander's argParser). */
@@ -196,12 +226,43 @@ export function nonNegativeInt(name: string): (value: string) => number {
   };
 }
 
+/** The values of {@link modelOptions}' flags (declared: the inferred chain is too long to emit). */
+export type ModelOptionValues = {
+  model?: string | undefined;
+  modelBaseUrl?: string | undefined;
+  maxTurns: number;
+  maxStepTokens: number;
+  stepTimeout: number;
+  maxResultChars: number;
+};
+
+/** True when `A` and `B` are the same type (a compile-time check, see {@link ModelFlagsMatch}). */
+type Same<A, B> = [A, B] extends [B, A] ? true : false;
+
+/** Holds {@link ModelOptionValues} to the flags {@link modelOptions} defines: tsc fails when they drift. */
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check; only tsc reads it.
+type ModelFlagsMatch = Assert<
+  Same<
+    ReturnType<ReturnType<typeof addModelOptions<[], Record<never, never>, Record<never, never>>>["opts"]>,
+    ModelOptionValues
+  >
+>;
+type Assert<T extends true> = T;
+
 /**
  * The options of commands that run stories with a model (run, resume, enqueue, worker, serve): which
  * model, its endpoint, and each step's budgets. `FLOW_MODEL` is not `--model`'s default: a story's or
  * the PRD's `model` comes before it.
  */
-export function modelOptions(command: Command): Command {
+export function modelOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+): Command<Args, Opts & ModelOptionValues, G> {
+  return addModelOptions(command) as unknown as Command<Args, Opts & ModelOptionValues, G>;
+}
+
+function addModelOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+) {
   return command
     .addOption(
       new Option(
@@ -238,7 +299,9 @@ export function modelOptions(command: Command): Command {
 }
 
 /** `--record <cassette>` and `--replay <cassette>` (run and resume). */
-export function cassetteOptions(command: Command): Command {
+export function cassetteOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+) {
   return command
     .addOption(new Option("--record <cassette>", "write every model turn to this file (JSON) for --replay"))
     .addOption(

@@ -1,5 +1,14 @@
-import { Option } from "commander";
-import { EXIT_CODES_HELP, type Registrar, redisClusterOption, redisPrefixOption, storeOption } from "./shared.js";
+import { Option } from "@commander-js/extra-typings";
+import type { QueuedStatusOptions } from "../commands/queuedStatus.js";
+import type { StatusOptions } from "../commands/status.js";
+import {
+  EXIT_CODES_HELP,
+  flags,
+  type Registrar,
+  redisClusterOption,
+  redisPrefixOption,
+  storeOption,
+} from "./shared.js";
 
 /** `flow status [runId]`. */
 export const registerStatus: Registrar = (program, { output, setExit }) => {
@@ -37,10 +46,12 @@ export const registerStatus: Registrar = (program, { output, setExit }) => {
       }
       if (options.redis) {
         const { queuedStatusCommand } = await import("../commands/queuedStatus.js");
-        setExit(await queuedStatusCommand(runId, options, output));
+        setExit(
+          await queuedStatusCommand(runId, flags<QueuedStatusOptions>()({ ...options, redis: options.redis }), output),
+        );
         return;
       }
       const { statusCommand } = await import("../commands/status.js");
-      setExit(await statusCommand(runId, options, output));
+      setExit(await statusCommand(runId, flags<StatusOptions>()(options), output));
     });
 };

@@ -1,9 +1,15 @@
-import type { Command } from "commander";
+import type { Command, OptionValues } from "@commander-js/extra-typings";
+import type { ToolsCallOptions } from "../commands/tools/call.js";
+import type { ClassifyCommandOptions } from "../commands/tools/classify.js";
+import type { CoverageCommandOptions } from "../commands/tools/coverage.js";
+import type { ToolsListOptions } from "../commands/tools/list.js";
+import type { ResolveCommandOptions } from "../commands/tools/resolve.js";
 import {
   agentsOption,
   classificationOptions,
   commandGroup,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   type Registrar,
   routingOption,
@@ -11,7 +17,9 @@ import {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function toolsOptions(command: Command): Command {
+function toolsOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
+  command: Command<Args, Opts, G>,
+) {
   return classificationOptions(command.addOption(mcpConfigOption())).addHelpText("after", EXIT_CODES_HELP);
 }
 
@@ -34,7 +42,7 @@ export const registerTools: Registrar = (program, deps) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (options) => {
       const { toolsListCommand } = await import("../commands/tools/list.js");
-      setExit(await toolsListCommand(options, output));
+      setExit(await toolsListCommand(flags<ToolsListOptions>()(options), output));
     });
 
   tools
@@ -49,7 +57,7 @@ export const registerTools: Registrar = (program, deps) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (name: string, options) => {
       const { toolsCallCommand } = await import("../commands/tools/call.js");
-      setExit(await toolsCallCommand(name, options, output));
+      setExit(await toolsCallCommand(name, flags<ToolsCallOptions>()(options), output));
     });
 
   toolsOptions(
@@ -65,7 +73,7 @@ export const registerTools: Registrar = (program, deps) => {
       .addOption(routingOption()),
   ).action(async (name: string, options) => {
     const { resolveCommand } = await import("../commands/tools/resolve.js");
-    setExit(await resolveCommand(name, options, output));
+    setExit(await resolveCommand(name, flags<ResolveCommandOptions>()(options), output));
   });
 
   toolsOptions(
@@ -76,7 +84,7 @@ export const registerTools: Registrar = (program, deps) => {
       .option("--json", 'print {"tools": [{qualifiedName, capabilities, source, reasons}], "stats", "cache"}'),
   ).action(async (options) => {
     const { classifyCommand } = await import("../commands/tools/classify.js");
-    setExit(await classifyCommand(options, output));
+    setExit(await classifyCommand(flags<ClassifyCommandOptions>()(options), output));
   });
 
   toolsOptions(
@@ -90,6 +98,6 @@ export const registerTools: Registrar = (program, deps) => {
       .addOption(agentsOption()),
   ).action(async (options) => {
     const { coverageCommand } = await import("../commands/tools/coverage.js");
-    setExit(await coverageCommand(options, output));
+    setExit(await coverageCommand(flags<CoverageCommandOptions>()(options), output));
   });
 };

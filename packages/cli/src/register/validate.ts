@@ -1,4 +1,5 @@
-import { agentsOption, EXIT_CODES_HELP, type Registrar, routingOption } from "./shared.js";
+import type { ValidateOptions } from "../commands/validate.js";
+import { agentsOption, EXIT_CODES_HELP, flags, type Registrar, routingOption } from "./shared.js";
 
 /** `flow validate <prd.json>`. */
 export const registerValidate: Registrar = (program, { output, setExit }) => {
@@ -12,6 +13,6 @@ export const registerValidate: Registrar = (program, { output, setExit }) => {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { validateCommand } = await import("../commands/validate.js");
-      setExit(await validateCommand(file, options, output));
+      setExit(await validateCommand(file, flags<ValidateOptions>()(options), output));
     });
 };

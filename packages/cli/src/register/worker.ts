@@ -1,8 +1,10 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
+import type { WorkerOptions } from "../commands/worker.js";
 import {
   agentsOption,
   callsPerMinuteOption,
   EXIT_CODES_HELP,
+  flags,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -85,6 +87,6 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     )
     .action(async (options) => {
       const { workerCommand } = await import("../commands/worker.js");
-      setExit(await workerCommand(options, output));
+      setExit(await workerCommand(flags<WorkerOptions>()(options), output));
     });
 };

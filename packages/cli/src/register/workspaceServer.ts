@@ -1,5 +1,6 @@
-import { InvalidArgumentError } from "commander";
-import { EXIT_CODES_HELP, type Registrar } from "./shared.js";
+import { InvalidArgumentError } from "@commander-js/extra-typings";
+import type { WorkspaceServerCommandOptions } from "../commands/workspaceServer.js";
+import { EXIT_CODES_HELP, flags, type Registrar } from "./shared.js";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -28,6 +29,6 @@ ${EXIT_CODES_HELP}`,
     )
     .action(async (options) => {
       const { workspaceServerCommand } = await import("../commands/workspaceServer.js");
-      setExit(await workspaceServerCommand(options, output));
+      setExit(await workspaceServerCommand(flags<WorkspaceServerCommandOptions>()(options), output));
     });
 };

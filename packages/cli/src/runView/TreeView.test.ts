@@ -1,8 +1,8 @@
 import type { RunEvent } from "@meshflow/core";
+import { storyReports } from "@meshflow/runtime";
 import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import { plainColors, stripColors } from "../colors.js";
-import { storyReports } from "../commands/runReport.js";
 import { formatEvent } from "./formatEvent.js";
 import { summaryTable } from "./summaryTable.js";
 import { TreeView } from "./TreeView.js";

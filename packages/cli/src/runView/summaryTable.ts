@@ -1,5 +1,5 @@
+import type { StoryReport } from "@meshflow/runtime";
 import { type Colors, plainColors, statusWord, stripColors } from "../colors.js";
-import type { StoryReport } from "../commands/runReport.js";
 import { plural } from "../output.js";
 import { firstLine } from "./formatEvent.js";
 

@@ -11,12 +11,12 @@ import {
 } from "@meshflow/resolver";
 import { dryRun, specialistInfo } from "@meshflow/runtime";
 import { z } from "zod";
-import type { RunEnvironment } from "../runs/RunEnvironment.js";
+import type { RunToolsContext } from "./runTools.js";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 /** `flow_list_specialists`, `flow_plan` and `flow_coverage`. */
-export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[] {
+export function planTools({ env, prds }: Pick<RunToolsContext, "env" | "prds">, hub: ToolsetServer): ServedTool[] {
   return [
     defineLocalTool({
       name: "flow_list_specialists",
@@ -50,7 +50,7 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
       },
       annotations: READ_ONLY,
       run: async ({ prd, stories }) => {
-        const prdFile = env.prdPath(prd);
+        const prdFile = prds.path(prd);
         const [plane, specialists] = await Promise.all([env.plane(), env.specialists()]);
         const result = await dryRun(
           { plane, specialists, routing: env.routing(), mcpConfig: env.mcpConfig },
@@ -97,7 +97,7 @@ export function planTools(env: RunEnvironment, hub: ToolsetServer): ServedTool[]
         const routing = env.routing();
         let byPrd: Map<string, string[]> | undefined;
         if (prd) {
-          const loaded = await loadPrdFile(env.prdPath(prd), { routing });
+          const loaded = await loadPrdFile(prds.path(prd), { routing });
           if (!loaded.prd)
             throw new MeshflowError(
               "prd_invalid",

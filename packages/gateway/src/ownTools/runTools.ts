@@ -1,8 +1,15 @@
 import type { RunEvent } from "@meshflow/core";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, refusal, type ServedTool } from "@meshflow/mcp";
-import { newRunId, processAlive, type RunRecord, startRun } from "@meshflow/runtime";
+import {
+  effectiveStatus,
+  newRunId,
+  type RunEnvironment,
+  type RunRecord,
+  startRun,
+  storyReports,
+} from "@meshflow/runtime";
 import { z } from "zod";
-import type { RunEnvironment } from "../runs/RunEnvironment.js";
+import type { PrdRoot } from "../runs/PrdRoot.js";
 import type { RunTracker } from "../runs/RunTracker.js";
 
 /** How long `flow_run_prd` waits for the run's preflight before answering with its id anyway. */
@@ -10,49 +17,26 @@ const PREFLIGHT_WAIT_MS = 30_000;
 
 /** What the run tools work with. */
 export interface RunToolsContext {
+  /** The runtime's run environment: specialists, routing, store, the tool plane under the gateway's guard. */
   env: RunEnvironment;
+  /** The folder PRD files must lie in. */
+  prds: PrdRoot;
   tracker: RunTracker;
 }
 
-interface StoryReport {
-  id: string;
-  status: string;
-  summary?: string;
-  steps: { step: number; specialist?: string; status: string; summary?: string; calls?: number }[];
-  refusals: { step: number; tool: string; code: string; message: string }[];
-}
-
-/** Each story's outcome and steps, from a run's events. */
-function storiesOf(record: RunRecord, events: readonly RunEvent[]): StoryReport[] {
-  const stories = new Map<string, StoryReport>(
-    record.stories.map((id) => [id, { id, status: "pending", steps: [], refusals: [] }]),
-  );
-  const story = (id: string) => {
-    let s = stories.get(id);
-    if (!s) {
-      s = { id, status: "pending", steps: [], refusals: [] };
-      stories.set(id, s);
-    }
-    return s;
-  };
-  for (const e of events) {
-    if (e.type === "story.started") story(e.storyId).status = "running";
-    else if (e.type === "step.started")
-      story(e.storyId).steps.push({ step: e.step, specialist: e.specialist, status: "running" });
-    else if (e.type === "step.finished") {
-      const step = story(e.storyId).steps.findLast((s) => s.step === e.step);
-      const done = { status: e.status, summary: e.summary, ...(e.calls !== undefined ? { calls: e.calls } : {}) };
-      if (step) Object.assign(step, done);
-      else story(e.storyId).steps.push({ step: e.step, ...done });
-    } else if (e.type === "tool.refused")
-      story(e.storyId).refusals.push({ step: e.step, tool: e.tool, code: e.code, message: e.message });
-    else if (e.type === "story.finished") Object.assign(story(e.storyId), { status: e.status, summary: e.summary });
-  }
-  return [...stories.values()];
+/**
+ * Each story's outcome and steps (each step once: a resumed step's last attempt), from the one report
+ * builder `flow status` uses; `refusals` lists the steps' refused calls again, each with its step.
+ */
+function storiesOf(record: RunRecord, events: readonly RunEvent[]) {
+  return storyReports(record, events).map((story) => ({
+    ...story,
+    refusals: story.steps.flatMap((s) => s.refusals.map((r) => ({ step: s.step, ...r }))),
+  }));
 }
 
 /** `flow_run_prd` and `flow_run_status`. */
-export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
+export function runTools({ env, prds, tracker }: RunToolsContext): ServedTool[] {
   return [
     defineLocalTool({
       name: "flow_run_prd",
@@ -73,8 +57,8 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       run: async ({ prd, stories, failFast, model }) => {
-        const prdFile = env.prdPath(prd);
-        const [plane, specialists, models] = await Promise.all([env.plane(), env.specialists(), env.models(model)]);
+        const prdFile = prds.path(prd);
+        const parts = await env.parts(model);
         const runId = newRunId();
         let markStarted: () => void = () => {};
         const started = new Promise<void>((resolve) => {
@@ -82,12 +66,7 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
         });
         const session = await startRun(
           {
-            plane,
-            store: env.store,
-            specialists,
-            routing: env.routing(),
-            mcpConfig: env.mcpConfig,
-            ...(models ? { models } : {}),
+            ...parts,
             onEvent: (event) => {
               tracker.event(runId, event);
               if (event.type === "run.started") markStarted();
@@ -140,7 +119,7 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
         if (!runId) {
           const runs = (await env.store.list()).slice(0, limit).map((r) => ({
             runId: r.runId,
-            status: effective(r),
+            status: effectiveStatus(r),
             prd: r.prd,
             createdAt: r.createdAt,
             counts: r.counts,
@@ -165,7 +144,7 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
           return jsonResult({ runId, status: "preflight", prd: tracked.prd }, `run ${runId}: preflight in progress`);
         const { record, events } = await env.store.read(runId);
         const stories = storiesOf(record, events);
-        const status = tracked && !tracked.summary ? "running" : effective(record);
+        const status = tracked && !tracked.summary ? "running" : effectiveStatus(record);
         const body = {
           runId,
           status,
@@ -183,9 +162,4 @@ export function runTools({ env, tracker }: RunToolsContext): ServedTool[] {
       },
     }),
   ];
-}
-
-/** A record's status, `interrupted` when it says running but its process is gone. */
-function effective(record: RunRecord): string {
-  return record.status === "running" && !processAlive(record.pid) ? "interrupted" : record.status;
 }

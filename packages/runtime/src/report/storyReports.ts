@@ -1,0 +1,120 @@
+import { processAlive, type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
+import type { RunRecord } from "../store/RunRecord.js";
+
+/** A step of a story report: its latest attempt, rebuilt from the run's events. */
+export interface StepReport {
+  step: number;
+  specialist: string;
+  status: StepStatus | "running";
+  summary: string;
+  /** Tool calls of this attempt (`tool.called` events). */
+  calls: number;
+  refusals: Array<{ tool: string; code: string; message: string }>;
+  /** Tokens of the step's model turns (present when a model thought). */
+  tokens?: TokenCount;
+}
+
+/** A story's progress and outcome, rebuilt from the run's events. */
+export interface StoryReport {
+  id: string;
+  status: StepStatus | "skipped" | "running" | "pending";
+  summary: string;
+  /** One entry per step, in the order the steps (last) started. */
+  steps: StepReport[];
+  /** The gate's verdict; a failed one names the failing command and keeps its output's last lines. */
+  gate?: { passed: boolean; summary: string; failed?: { command: string; tail: string } };
+  /** Tokens of its steps' model turns (present when a model thought). */
+  tokens?: TokenCount;
+}
+
+/**
+ * A run's status as a reader should see it: `running` whose process is gone is `interrupted`.
+ * `alive` tells whether a pid still runs (default: a signal-0 probe of this machine).
+ */
+export function effectiveStatus(
+  record: Pick<RunRecord, "status" | "pid">,
+  alive: (pid: number) => boolean = processAlive,
+): string {
+  if (record.status === "running" && !alive(record.pid)) return "interrupted";
+  return record.status;
+}
+
+/**
+ * The stories of a run from its events, as `flow status`, the gateway's `flow_run_status` and queued
+ * runs report them: stories in `record.stories` order, each step once. A step that starts again (a
+ * resumed run, a retried job) REPLACES its earlier entry: a resumed run never shows a step twice, nor
+ * an abandoned attempt stuck on `running`.
+ *
+ * @example
+ * const { record, events } = await store.read(runId);
+ * for (const story of storyReports(record, events)) console.log(story.id, story.status);
+ */
+export function storyReports(record: Pick<RunRecord, "stories">, events: readonly RunEvent[]): StoryReport[] {
+  const stories = new Map<string, StoryReport>(
+    record.stories.map((id) => [id, { id, status: "pending", summary: "", steps: [] }]),
+  );
+  const stepOf = (storyId: string, step: number) => stories.get(storyId)?.steps.findLast((s) => s.step === step);
+  for (const e of events) {
+    switch (e.type) {
+      case "story.started": {
+        const story = stories.get(e.storyId);
+        if (story) story.status = "running";
+        break;
+      }
+      case "step.started": {
+        const story = stories.get(e.storyId);
+        if (!story) break;
+        story.steps = story.steps.filter((s) => s.step !== e.step);
+        story.steps.push({
+          step: e.step,
+          specialist: e.specialist,
+          status: "running",
+          summary: "",
+          calls: 0,
+          refusals: [],
+        });
+        break;
+      }
+      case "tool.called": {
+        const step = stepOf(e.storyId, e.step);
+        if (step) step.calls++;
+        break;
+      }
+      case "model.turn": {
+        const step = stepOf(e.storyId, e.step);
+        if (!step) break;
+        step.tokens ??= { input: 0, output: 0, turns: 0 };
+        step.tokens.input += e.inputTokens;
+        step.tokens.output += e.outputTokens;
+        step.tokens.turns += 1;
+        break;
+      }
+      case "tool.refused":
+        stepOf(e.storyId, e.step)?.refusals.push({ tool: e.tool, code: e.code, message: e.message });
+        break;
+      case "step.finished": {
+        const step = stepOf(e.storyId, e.step);
+        if (step) Object.assign(step, { status: e.status, summary: e.summary });
+        break;
+      }
+      case "gate.finished": {
+        const story = stories.get(e.storyId);
+        if (story) story.gate = { passed: e.passed, summary: e.summary, ...(e.failed ? { failed: e.failed } : {}) };
+        break;
+      }
+      case "story.finished": {
+        const story = stories.get(e.storyId);
+        if (story) Object.assign(story, { status: e.status, summary: e.summary });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  const reports = [...stories.values()];
+  for (const story of reports) {
+    const tokens = sumTokens(story.steps.map((s) => s.tokens));
+    if (tokens) story.tokens = tokens;
+  }
+  return reports;
+}
