@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { FAST_FAILOVER, type FlowWorker, startFlowWorker, until } from "../helpers/flowWorker.js";
@@ -39,8 +39,9 @@ describe("queued runs leave the workspace alone", () => {
     writeFileSync(join(ws.dir, "files/app.js"), "export const add = (a, b) => a + b;\n");
     writeFileSync(join(ws.dir, "files/util.js"), "export const twice = (x) => x * 2;\n");
     // Every file counts (JSON included), so a stray PRD copy would change the figures. The inline run's
-    // own PRD lock (`.prd.json.lock`, beside the PRD while it runs) is left out of both scans.
-    const lock = ["**/.prd.json.lock"];
+    // own files beside the PRD — its lock (`.prd.json.lock`, while it runs) and its progress log
+    // (`prd.progress.md`, which a queued run's workers do not write) — are left out of both scans.
+    const lock = ["**/.prd.json.lock", "**/prd.progress.md"];
     const measureAll = {
       agentConfig: { "refactor-agent": { include: ["**/*"], exclude: lock }, "security-agent": { exclude: lock } },
     };
@@ -64,6 +65,7 @@ describe("queued runs leave the workspace alone", () => {
       .map((e) => (e.type === "step.finished" ? [e.storyId, e.step, e.status, e.summary] : []));
     expect(inlineStories.map((s) => s[2])).toEqual(["passed", "passed", "passed", "passed"]);
     writeFileSync(ws.prd, prdText);
+    rmSync(join(ws.dir, "prd.progress.md"));
 
     for (let i = 0; i < 2; i++)
       workers.push(await startFlowWorker(ws, url, ["--redis-prefix", prefix, "--run-concurrency", "1"], env));

@@ -131,9 +131,14 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
         guard,
         executor: () => queueExecutor,
         models: catalogsByModel(options),
+      });
+      runs = createRunJobProcessor({
+        environment,
+        workdir: resolve(options.workdir),
+        redis,
+        settings,
         ...(tracing ? { tracing } : {}),
       });
-      runs = createRunJobProcessor({ environment, workdir: resolve(options.workdir), redis, settings });
     }
     const worker = await QueueWorker.start({
       redis,
