@@ -1,4 +1,5 @@
 import { didYouMean, type ErrorCode, MeshflowError } from "@meshflow/core";
+import MiniSearch from "minisearch";
 import type { ServedTool } from "./ServedTool.js";
 import { ALL_TOOLSETS } from "./ToolsetConfig.js";
 
@@ -54,6 +55,7 @@ function words(text: string): string[] {
 export class ToolsetRegistry {
   private readonly toolsets = new Map<string, Toolset>();
   private readonly byName = new Map<string, ServedTool>();
+  #search: MiniSearch<ServedTool> | undefined;
   private readonly byChainName = new Map<string, ServedTool>();
   private readonly listeners = new Set<(toolset: string) => void>();
   /** The most tools the built-in default selection loads. */
@@ -83,6 +85,7 @@ export class ToolsetRegistry {
       this.byName.set(tool.name, tool);
       this.byChainName.set(tool.descriptor.qualifiedName, tool);
     }
+    this.#search = undefined;
     for (const listener of this.listeners) listener(toolset.name);
   }
 
@@ -206,21 +209,40 @@ export class ToolsetRegistry {
   }
 
   /**
-   * Tools whose name, toolset, title or description share words with `query`, best first: a word
-   * in the name counts three, in the toolset two, in the description one.
+   * Tools whose name, toolset, title or description match the words of `query`, best first (full-text
+   * relevance, MiniSearch as the resolver's "did you mean" uses it): the name counts three times, the
+   * toolset twice, the description once.
    */
   search(query: string, limit = 10): ToolSearchHit[] {
-    const wanted = new Set(words(query));
-    if (!wanted.size) return [];
-    const hits: ToolSearchHit[] = [];
-    for (const tool of this.byName.values()) {
-      let score = 0;
-      for (const w of new Set(words(`${tool.descriptor.name} ${tool.descriptor.title ?? ""}`)))
-        if (wanted.has(w)) score += 3;
-      for (const w of new Set(words(tool.toolset))) if (wanted.has(w)) score += 2;
-      for (const w of new Set(words(tool.descriptions.rich))) if (wanted.has(w)) score += 1;
-      if (score > 0) hits.push({ tool, score });
-    }
-    return hits.sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name)).slice(0, limit);
+    if (!words(query).length) return [];
+    this.#search ??= this.#index();
+    return this.#search
+      .search(query, { combineWith: "OR" })
+      .flatMap((hit) => {
+        const tool = this.byName.get(String(hit.id));
+        return tool ? [{ tool, score: hit.score }] : [];
+      })
+      .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
+      .slice(0, limit);
+  }
+
+  /** The full-text index of the served tools (rebuilt after a toolset changes). */
+  #index(): MiniSearch {
+    const search = new MiniSearch<ServedTool>({
+      idField: "name",
+      fields: ["title", "toolset", "description"],
+      tokenize: words,
+      searchOptions: { boost: { title: 3, toolset: 2, description: 1 }, tokenize: words },
+      extractField: (tool, field) =>
+        field === "name"
+          ? tool.name
+          : field === "title"
+            ? `${tool.descriptor.name} ${tool.descriptor.title ?? ""}`
+            : field === "toolset"
+              ? tool.toolset
+              : tool.descriptions.rich,
+    });
+    search.addAll([...this.byName.values()]);
+    return search;
   }
 }
