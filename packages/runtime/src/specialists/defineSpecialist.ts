@@ -11,21 +11,14 @@ import {
   UniversalToolSchema,
   type VerifyCommand,
 } from "@meshflow/core";
+import type { SpecialistInfo } from "@meshflow/resolver";
 import { z } from "zod";
 import type { RunMemory } from "../workflow/RunMemory.js";
 import type { ConfigSchema, SpecialistConfig } from "./specialistConfig.js";
 import { checkConfig } from "./specialistConfig.js";
 
-/** What the runtime knows about a specialist besides its code (the resolver's `SpecialistInfo`). */
-export interface SpecialistInfo {
-  name: string;
-  description?: string;
-  steps?: number[];
-  skills?: string[];
-  readOnly?: boolean;
-  /** Tool names its think() uses (bare, qualified or aliased), for coverage reports. */
-  tools?: string[];
-}
+/** What the runtime knows about a specialist besides its code: the resolver's `SpecialistInfo`. */
+export type { SpecialistInfo } from "@meshflow/resolver";
 
 /** An earlier step of the same story, as `ctx.memory` shows it. */
 export interface StepMemory {
