@@ -128,9 +128,13 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
 
 const BRAND = Symbol.for("meshflow.specialist");
 
-/** A validated specialist, as `defineSpecialist` returns it. */
-export interface Specialist extends Readonly<SpecialistDefinition> {
+/** Only a type: the settings type a specialist was defined with, kept for {@link extendSpecialist}. */
+declare const CONFIG: unique symbol;
+
+/** A validated specialist, as `defineSpecialist` returns it; `C` is the type of its settings. */
+export interface Specialist<C extends SpecialistConfig = SpecialistConfig> extends Readonly<SpecialistDefinition> {
   readonly [BRAND]: true;
+  readonly [CONFIG]?: C;
 }
 
 const DefinitionSchema = z.strictObject({
@@ -168,7 +172,7 @@ const DefinitionSchema = z.strictObject({
  */
 export function defineSpecialist<C extends SpecialistConfig = SpecialistConfig>(
   definition: SpecialistDefinition<C>,
-): Specialist {
+): Specialist<C> {
   const parsed = DefinitionSchema.safeParse(definition);
   const name = typeof definition?.name === "string" ? ` "${definition.name}"` : "";
   if (!parsed.success) {
@@ -190,7 +194,7 @@ export function defineSpecialist<C extends SpecialistConfig = SpecialistConfig>(
       );
   }
   // The generic parameter only types think()'s ctx.config; the runtime hands it the validated settings.
-  return Object.freeze({ ...definition, [BRAND]: true as const }) as unknown as Specialist;
+  return Object.freeze({ ...definition, [BRAND]: true as const }) as unknown as Specialist<C>;
 }
 
 /** True when `value` came from {@link defineSpecialist} (also across module instances). */

@@ -86,3 +86,29 @@ describe("extendSpecialist", () => {
     );
   });
 });
+
+describe("extendSpecialist (types)", () => {
+  it("keeps the base's settings type for the override's ctx.config", () => {
+    const base = defineSpecialist({
+      name: "typed-agent",
+      description: "typed settings",
+      steps: [5],
+      config: { level: 2 },
+      configSchema: z.object({ level: z.number() }),
+    });
+    const extended = extendSpecialist(base, {
+      name: "typed-agent-strict",
+      config: { level: 3 },
+      async think(ctx, baseThink) {
+        // Compiles only while ctx.config is typed from the base's schema (unknown otherwise)…
+        const level: number = ctx.config.level;
+        // …and not as `any` either: a number is not a string.
+        // @ts-expect-error
+        const wrong: string = ctx.config.level;
+        return level > 0 && wrong !== "" ? baseThink(ctx) : ctx.block("never");
+      },
+    });
+    expect(extended.name).toBe("typed-agent-strict");
+    expect(extended.config).toEqual({ level: 3 });
+  });
+});
