@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MeshflowError, processAlive, type RunEvent, sumTokens, type TokenCount } from "@meshflow/core";
-import { FileRunStore, type RunRecord } from "@meshflow/runtime";
+import { FileRunStore, type RunRecord } from "@meshflow/runtime/host";
 import { addJournalCalls, buildRunTree, type JournalStarted, type RunTree } from "./runTree.js";
 
 /** A run's status as the console shows it: `interrupted` is a `running` record whose process is gone. */

@@ -17,7 +17,7 @@ import {
   ToolsetServer,
   type ToolsetServerEvent,
 } from "@meshflow/mcp";
-import { RunEnvironment } from "@meshflow/runtime";
+import { RunEnvironment } from "@meshflow/runtime/host";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
 import { planTools } from "./ownTools/planTools.js";

@@ -1,65 +1,22 @@
+/**
+ * The agent developer's API of meshflow: define or extend a specialist, its think() context, settings
+ * and helpers. Hosts that run PRDs use `@meshflow/runtime/host`.
+ */
 /** zod, the version the runtime validates with: specialists build their config schemas with it. */
 export { z } from "zod";
-export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
-export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
-export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
-export { type ResetResult, resetStories } from "./gate/resetStories.js";
-export { type GateResult, type ReusedVerify, runVerify, type VerifyResult } from "./gate/runVerify.js";
-export {
-  type PassMark,
-  type WriteBackCache,
-  writeStoriesPassed,
-  writeStoryPassed,
-} from "./gate/writeStoryPassed.js";
-export { processAlive } from "./internal/ndjson.js";
-export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
-export type {
-  CallEvidence,
-  ConfirmDestructive,
-  DestructiveCall,
-  DestructiveDecision,
-} from "./internal/toolCall.js";
-export {
-  type ChiefAnalyst,
-  type ChiefContext,
-  type ChiefEvent,
-  type ChiefServices,
-  createChiefAnalyst,
-  type RunCounts,
-} from "./machine/chiefAnalyst.js";
-export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
-export { RunEnvironment, type RunEnvironmentOptions, type RunParts } from "./RunEnvironment.js";
-export type { PlannedStory, RunPlan } from "./RunPlan.js";
-export { effectiveStatus, type StepReport, type StoryReport, storyReports } from "./report/storyReports.js";
-export {
-  type RunDependencies,
-  type RunSession,
-  type RunSummary,
-  resumeRun,
-  type StartRunOptions,
-  startRun,
-} from "./runSession.js";
+export type { CallEvidence } from "./internal/toolCall.js";
 export {
   defineSpecialist,
-  isSpecialist,
   type Specialist,
   type SpecialistDefinition,
   type SpecialistInfo,
   type SpecialistLog,
   type SpecialistModel,
   type StepMemory,
-  specialistInfo,
   type ThinkContext,
   type WorkOptions,
 } from "./specialists/defineSpecialist.js";
 export { type BaseThink, extendSpecialist, type SpecialistOverrides } from "./specialists/extendSpecialist.js";
-export {
-  AGENT_ENTRY_FILES,
-  INSTRUCTIONS_FILE,
-  type LoadedSpecialist,
-  type LoadSpecialistsOptions,
-  loadSpecialists,
-} from "./specialists/loadSpecialists.js";
 export {
   type DoneWork,
   defaultThink,
@@ -74,30 +31,4 @@ export {
   mergeConfig,
   type SpecialistConfig,
 } from "./specialists/specialistConfig.js";
-export { FileCallJournal } from "./store/FileCallJournal.js";
-export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
-export {
-  type ModelSettings,
-  ModelSettingsSchema,
-  type RunOptions,
-  type RunRecord,
-  RunRecordSchema,
-  type RunStatus,
-} from "./store/RunRecord.js";
-export type { RunHandle, RunStore } from "./store/RunStore.js";
-export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
-export { COMMIT_TYPES, commitType, DEFAULT_COMMIT_TYPE } from "./workflow/commitTypes.js";
-export { Git, type TreeState } from "./workflow/Git.js";
-export { type ProgressEntry, ProgressLog, progressFileOf } from "./workflow/ProgressLog.js";
-export {
-  assertCleanTree,
-  bookkeeping,
-  type PrdWorkflowOptions,
-  prdWorkflow,
-  type StoryCommit,
-} from "./workflow/prdWorkflow.js";
 export type { Learning, Recall, RunMemory, StoryRecall } from "./workflow/RunMemory.js";
-export { runMemory } from "./workflow/RunMemory.js";
-export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
-export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
-export { RECALL_LIMITS, StoryMemory } from "./workflow/StoryMemory.js";

@@ -5,7 +5,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRoutingTable, type McpConfig } from "@meshflow/core";
-import { createToolPlane, defineSpecialist, FileRunStore, type Specialist, startRun } from "@meshflow/runtime";
+import { defineSpecialist, type Specialist } from "@meshflow/runtime";
+import { createToolPlane, FileRunStore, startRun } from "@meshflow/runtime/host";
 import { generatePrd } from "./generatePrd.js";
 
 const stories = Number(process.argv[2] ?? 2000);

@@ -6,7 +6,7 @@ import {
   type Skill,
   type SpecialistInfo,
 } from "@meshflow/resolver";
-import { loadSpecialists, specialistInfo } from "@meshflow/runtime";
+import { loadSpecialists, specialistInfo } from "@meshflow/runtime/host";
 import { commandRouting, loadValidPrd } from "./prdInput.js";
 import { agentPaths } from "./runEnvironment.js";
 

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { DestructiveCall } from "@meshflow/runtime";
+import type { DestructiveCall } from "@meshflow/runtime/host";
 import { describe, expect, it } from "vitest";
 import { destructivePrompt } from "./destructivePrompt.js";
 

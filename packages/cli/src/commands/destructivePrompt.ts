@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "@meshflow/runtime";
+import type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "@meshflow/runtime/host";
 
 /** Where the question is asked. */
 export interface PromptTerminal {

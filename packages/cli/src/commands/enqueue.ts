@@ -34,7 +34,7 @@ interface Planned {
 
 /** Reads and checks every PRD before anything is queued: one bad file queues nothing. */
 async function plan(files: readonly string[], options: EnqueueOptions): Promise<Planned[]> {
-  const { prdWorkDigest } = await import("@meshflow/runtime");
+  const { prdWorkDigest } = await import("@meshflow/runtime/host");
   const routing = loadRoutingTable();
   const planned: Planned[] = [];
   const problems: string[] = [];
@@ -102,7 +102,7 @@ async function markPassed(file: string, run: QueuedRun, output: Output): Promise
   if (!marks.length) return 0;
   const [{ loadPrdFile: load }, { prdWorkDigest, writeStoriesPassed }] = await Promise.all([
     import("@meshflow/core"),
-    import("@meshflow/runtime"),
+    import("@meshflow/runtime/host"),
   ]);
   const now = await load(file, { routing: loadRoutingTable() });
   if (!now.prd || prdWorkDigest(now.prd) !== run.workDigest) {

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { ModelCatalog } from "@meshflow/core";
-import type { ModelSettings } from "@meshflow/runtime";
+import type { ModelSettings } from "@meshflow/runtime/host";
 
 /** The model flags of a command, as commander parses them. */
 export interface ModelFlags {

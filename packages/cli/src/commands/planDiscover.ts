@@ -53,7 +53,7 @@ export async function discoverPlanTools(
       for (const step of story.steps)
         for (const server of step.servers) if (mcpConfig.servers.has(server)) wanted.add(server);
   const [{ toolSchemaBytes }, { createToolPlane, loadSpecialists, specialistInfo }, { agentPaths, resolveSkillsDir }] =
-    await Promise.all([import("@meshflow/mcp"), import("@meshflow/runtime"), import("./runEnvironment.js")]);
+    await Promise.all([import("@meshflow/mcp"), import("@meshflow/runtime/host"), import("./runEnvironment.js")]);
   const agents = agentPaths(options.agents);
   const specialists = await loadSpecialists(agents.paths, agents);
   const skillsDir = resolveSkillsDir(options.skills);

@@ -22,7 +22,7 @@ export async function loadValidPrd(file: string, routing: RoutingTable): Promise
  */
 export async function knownSpecialists(agents: string[] | string | undefined): Promise<ReadonlySet<string>> {
   const [{ loadSpecialists }, { agentPaths }] = await Promise.all([
-    import("@meshflow/runtime"),
+    import("@meshflow/runtime/host"),
     import("./runEnvironment.js"),
   ]);
   const paths = agentPaths(agents);

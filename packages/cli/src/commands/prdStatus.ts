@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { listPrdFolder, PrdSchema } from "@meshflow/core";
-import { FileRunStore, ProgressLog, StoryMemory } from "@meshflow/runtime";
+import { FileRunStore, ProgressLog, StoryMemory } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { MeshflowError } from "@meshflow/core";
-import { ProgressLog, resetStories } from "@meshflow/runtime";
+import { ProgressLog, resetStories } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 
@@ -15,7 +15,7 @@ export interface ResetOptions {
 /** `flow reset <prd>`: stories back to `passes: false` with empty notes; `--archive` moves the progress log away. */
 export async function resetCommand(file: string, options: ResetOptions, output: Output): Promise<ExitCode> {
   if (!existsSync(file)) throw new MeshflowError("file_not_found", `${file}: no such PRD file`);
-  const { FileRunStore } = await import("@meshflow/runtime");
+  const { FileRunStore } = await import("@meshflow/runtime/host");
   const result = resetStories(file, options.story, new FileRunStore(options.store).root);
   const archived = options.archive ? new ProgressLog(file).archive() : undefined;
   if (options.json)

@@ -17,7 +17,7 @@ import {
   type RunSummary,
   resumeRun,
   storyReports,
-} from "@meshflow/runtime";
+} from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { LineBatch } from "../LineBatch.js";
@@ -254,7 +254,7 @@ export async function resumeCommand(
   given: (option: keyof (ModelFlags & CassetteFlags)) => boolean = () => true,
 ): Promise<ExitCode> {
   try {
-    const { FileRunStore } = await import("@meshflow/runtime");
+    const { FileRunStore } = await import("@meshflow/runtime/host");
     const { record } = await new FileRunStore(options.store).read(runId);
     const env: EnvironmentOptions = {
       store: options.store,

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
 import { loadMcpConfig, MeshflowError, type ModelCatalog } from "@meshflow/core";
 import type { Executor } from "@meshflow/mcp";
-import { type ModelSettings, RunEnvironment, type RunParts } from "@meshflow/runtime";
+import { type ModelSettings, RunEnvironment, type RunParts } from "@meshflow/runtime/host";
 import { BUILTIN_AGENTS, BUILTIN_SKILLS, mergeSkillsFolders } from "../builtin.js";
 import { buildModels } from "./modelSettings.js";
 

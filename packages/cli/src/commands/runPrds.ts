@@ -20,7 +20,7 @@ import {
   type StoryHooks,
   StoryMemory,
   startRun,
-} from "@meshflow/runtime";
+} from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
@@ -88,7 +88,7 @@ export async function runPrds(
   options: RunCommandOptions,
   output: Output,
 ): Promise<ExitCode> {
-  const { FileRunStore } = await import("@meshflow/runtime");
+  const { FileRunStore } = await import("@meshflow/runtime/host");
   const store = new FileRunStore(options.store);
   let targets: Target[];
   let folder = false;

@@ -1,5 +1,5 @@
 import type { TokenCount } from "@meshflow/core";
-import type { StoryReport } from "@meshflow/runtime";
+import type { StoryReport } from "@meshflow/runtime/host";
 import { type Colors, plainColors, statusMark } from "../colors.js";
 import { coded, type Output, plural } from "../output.js";
 import { firstLine, formatTokens, gateLines } from "../runView/formatEvent.js";

@@ -1,4 +1,4 @@
-import { effectiveStatus, FileRunStore, processAlive } from "@meshflow/runtime";
+import { effectiveStatus, FileRunStore, processAlive } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 

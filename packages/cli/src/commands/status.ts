@@ -1,5 +1,5 @@
 import { sumTokens } from "@meshflow/core";
-import { effectiveStatus, FileRunStore, processAlive, storyReports } from "@meshflow/runtime";
+import { effectiveStatus, FileRunStore, processAlive, storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";

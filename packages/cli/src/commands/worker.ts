@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { loadMcpConfig, MeshflowError } from "@meshflow/core";
 import type { QueueExecutor, QueueName, WorkerEvent } from "@meshflow/queue";
-import type { RunEnvironment } from "@meshflow/runtime";
+import type { RunEnvironment } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
@@ -111,7 +111,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
     const chain = mcp.createToolChain({ pool, guard, metrics: new mcp.MetricsCollector() });
     let runs: import("@meshflow/queue").RunJobProcessor | undefined;
     if (queues.includes("runs")) {
-      const runtime = await import("@meshflow/runtime");
+      const runtime = await import("@meshflow/runtime/host");
       const { createRunJobProcessor, sweepQueuedCopies } = await import("../queue/runJobProcessor.js");
       // PRD copies a killed worker left in the store (its runs go to another worker, with a copy of its own).
       sweepQueuedCopies(storeRoot);

@@ -1,6 +1,6 @@
 import { isMeshflowError, type RunEvent } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/queue";
-import type { FileRunStore, RunHandle, RunRecord, RunStore } from "@meshflow/runtime";
+import type { FileRunStore, RunHandle, RunRecord, RunStore } from "@meshflow/runtime/host";
 
 /**
  * The run store of a queued run on a worker: the worker's own file store holds its events, snapshots,

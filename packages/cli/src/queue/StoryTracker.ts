@@ -1,6 +1,6 @@
 import type { RunEvent } from "@meshflow/core";
 import type { QueuedStoryReport, RunBoard } from "@meshflow/queue";
-import { storyReports } from "@meshflow/runtime";
+import { storyReports } from "@meshflow/runtime/host";
 
 /** Events after which a story's report changes in a way `flow status --redis` should show. */
 const REPORTED: ReadonlySet<RunEvent["type"]> = new Set([

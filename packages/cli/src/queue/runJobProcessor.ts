@@ -8,7 +8,7 @@ import {
   type RunJobOutcome,
   type RunJobProcessor,
 } from "@meshflow/queue";
-import { type RunEnvironment, startRun } from "@meshflow/runtime";
+import { type RunEnvironment, startRun } from "@meshflow/runtime/host";
 import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";

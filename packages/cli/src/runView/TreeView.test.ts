@@ -1,5 +1,5 @@
 import type { RunEvent } from "@meshflow/core";
-import { storyReports } from "@meshflow/runtime";
+import { storyReports } from "@meshflow/runtime/host";
 import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import { plainColors, stripColors } from "../colors.js";

@@ -1,4 +1,4 @@
-import type { StoryReport } from "@meshflow/runtime";
+import type { StoryReport } from "@meshflow/runtime/host";
 import { type Colors, plainColors, statusWord, stripColors } from "../colors.js";
 import { plural } from "../output.js";
 import { firstLine } from "./formatEvent.js";

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { didYouMean, MeshflowError } from "@meshflow/core";
+import type { Specialist } from "@meshflow/runtime";
 import {
   type LoadedSpecialist,
   type LoadSpecialistsOptions,
   loadSpecialists,
   INSTRUCTIONS_FILE as MODEL_INSTRUCTIONS_FILE,
-  type Specialist,
-} from "@meshflow/runtime";
+} from "@meshflow/runtime/host";
 import type { ExportSpecialist } from "../model/ExportSpecialist.js";
 
 /**

@@ -9,7 +9,7 @@ import {
   loadSkillsFolder,
   prdServers,
 } from "@meshflow/resolver";
-import { dryRun, specialistInfo } from "@meshflow/runtime";
+import { dryRun, specialistInfo } from "@meshflow/runtime/host";
 import { z } from "zod";
 import type { RunToolsContext } from "./runTools.js";
 

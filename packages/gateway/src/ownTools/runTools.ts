@@ -7,7 +7,7 @@ import {
   type RunRecord,
   startRun,
   storyReports,
-} from "@meshflow/runtime";
+} from "@meshflow/runtime/host";
 import { z } from "zod";
 import type { PrdRoot } from "../runs/PrdRoot.js";
 import type { RunTracker } from "../runs/RunTracker.js";

@@ -1,4 +1,4 @@
-import type { RunEnvironmentOptions } from "@meshflow/runtime";
+import type { RunEnvironmentOptions } from "@meshflow/runtime/host";
 
 /**
  * Where the gateway's run tools find PRDs, specialists, routing, skills, models and the run store: the

@@ -1,4 +1,4 @@
-import type { RunSession, RunSummary } from "@meshflow/runtime";
+import type { RunSession, RunSummary } from "@meshflow/runtime/host";
 import { describe, expect, it } from "vitest";
 import { RunTracker } from "./RunTracker.js";
 

@@ -1,5 +1,5 @@
 import { type RunEvent, toMeshflowError } from "@meshflow/core";
-import type { RunSession, RunSummary } from "@meshflow/runtime";
+import type { RunSession, RunSummary } from "@meshflow/runtime/host";
 
 /** A run this gateway started. */
 export interface TrackedRun {
