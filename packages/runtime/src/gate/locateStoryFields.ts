@@ -1,3 +1,5 @@
+import { visit } from "jsonc-parser";
+
 /** A `[start, end)` character range of a value in the PRD text. */
 export type Span = readonly [number, number];
 
@@ -9,142 +11,76 @@ export interface StoryFields {
   notesValue?: string;
 }
 
-const WS = new Set([32, 9, 10, 13]);
+/** One open object or array while the text is walked. */
+interface Frame {
+  array: boolean;
+  /** The object's current property. */
+  prop?: string | undefined;
+  /** Where the value started, for a story's compound `passes` or `notes`. */
+  start: number;
+}
 
 /**
- * A single pass over strict JSON (what PRD files are) that finds the `passes` and `notes` value
- * ranges of every `userStories[*]` object, keyed by story id. It exists because the completion gate
- * rewrites large PRDs often: a general JSON edit library builds a whole syntax tree per edit, which
- * is an order of magnitude slower. Returns undefined when the text is not the expected shape.
+ * The `passes` and `notes` value ranges of every `userStories[*]` object of a strict JSON PRD, keyed by
+ * story id (the first story of an id wins), in one pass of jsonc-parser's `visit` — no syntax tree, so
+ * the completion gate can rewrite large PRDs often. Returns undefined when the text is not one JSON
+ * object (comments and trailing commas included: PRD files are strict JSON).
  */
 export function locateStoryFields(text: string): Map<string, StoryFields> | undefined {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && WS.has(text.charCodeAt(i))) i++;
-  };
-  const fail = (): never => {
-    throw new SyntaxError(`unexpected character at ${i}`);
-  };
-  const string = (): Span => {
-    const start = i;
-    if (text[i] !== '"') fail();
-    i++;
-    for (;;) {
-      const quote = text.indexOf('"', i);
-      if (quote < 0) fail();
-      let slashes = 0;
-      for (let k = quote - 1; text.charCodeAt(k) === 92; k--) slashes++;
-      i = quote + 1;
-      if (slashes % 2 === 0) return [start, i];
-    }
-  };
-  const value = (): Span => {
-    ws();
-    const start = i;
-    const c = text[i];
-    if (c === '"') return string();
-    if (c === "{" || c === "[") {
-      const close = c === "{" ? "}" : "]";
-      i++;
-      ws();
-      if (text[i] === close) {
-        i++;
-        return [start, i];
-      }
-      for (;;) {
-        if (c === "{") {
-          ws();
-          string();
-          ws();
-          if (text[i] !== ":") fail();
-          i++;
-        }
-        value();
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] !== close) fail();
-        i++;
-        return [start, i];
-      }
-    }
-    while (i < text.length && !WS.has(text.charCodeAt(i)) && !",}]".includes(text[i] ?? "")) i++;
-    if (i === start) fail();
-    return [start, i];
-  };
-  const keyOf = (span: Span) => {
-    const raw = text.slice(span[0] + 1, span[1] - 1);
-    return raw.includes("\\") ? (JSON.parse(text.slice(span[0], span[1])) as string) : raw;
-  };
-
-  /** Walks an object's members, handing each key and the value's start to `visit`, which must consume the value. */
-  const members = (visit: (key: string) => void) => {
-    ws();
-    if (text[i] !== "{") fail();
-    i++;
-    ws();
-    if (text[i] === "}") {
-      i++;
-      return;
-    }
-    for (;;) {
-      ws();
-      const key = keyOf(string());
-      ws();
-      if (text[i] !== ":") fail();
-      i++;
-      visit(key);
-      ws();
-      if (text[i] === ",") {
-        i++;
-        continue;
-      }
-      if (text[i] !== "}") fail();
-      i++;
-      return;
-    }
-  };
-
   const found = new Map<string, StoryFields>();
-  try {
-    members((key) => {
-      if (key !== "userStories") return void value();
-      ws();
-      if (text[i] !== "[") return void value();
-      i++;
-      ws();
-      if (text[i] === "]") return void i++;
-      for (;;) {
-        ws();
-        if (text[i] !== "{") value();
-        else {
-          let id: string | undefined;
-          const fields: StoryFields = {};
-          members((field) => {
-            const span = value();
-            if (field === "id" && text[span[0]] === '"') id = keyOf(span);
-            else if (field === "passes") fields.passes = span;
-            else if (field === "notes") {
-              fields.notes = span;
-              if (text[span[0]] === '"') fields.notesValue = keyOf(span);
-            }
-          });
-          if (id !== undefined && !found.has(id)) found.set(id, fields);
-        }
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] !== "]") fail();
-        i++;
-        return;
-      }
-    });
-  } catch {
-    return undefined;
-  }
-  return found;
+  const stack: Frame[] = [];
+  let failed = false;
+  let rootIsObject: boolean | undefined;
+  let story: { id?: string; fields: StoryFields } | undefined;
+
+  /** Inside `userStories[i]` (depth 3: root, the array, the story), the property being read. */
+  const storyProp = (): string | undefined =>
+    story && stack.length === 3 && stack[0]?.prop === "userStories" ? stack[2]?.prop : undefined;
+  const record = (prop: string | undefined, span: Span, value: unknown) => {
+    if (!story || prop === undefined) return;
+    if (prop === "id") {
+      if (typeof value === "string") story.id = value;
+    } else if (prop === "passes") story.fields.passes = span;
+    else if (prop === "notes") {
+      story.fields.notes = span;
+      if (typeof value === "string") story.fields.notesValue = value;
+      else delete story.fields.notesValue;
+    }
+  };
+  const begin = (array: boolean, offset: number) => {
+    rootIsObject ??= !array;
+    const storiesArray = stack.length === 2 && stack[0]?.prop === "userStories" && stack[1]?.array === true;
+    if (storiesArray && !array) story = { fields: {} };
+    stack.push({ array, start: offset });
+  };
+  const end = (offset: number, length: number) => {
+    const frame = stack.pop();
+    if (stack.length === 2 && story && frame && !frame.array) {
+      if (story.id !== undefined && !found.has(story.id)) found.set(story.id, story.fields);
+      story = undefined;
+    } else if (frame && stack.length === 3) record(storyProp(), [frame.start, offset + length], undefined);
+  };
+
+  visit(
+    text,
+    {
+      onObjectBegin: (offset) => begin(false, offset),
+      onObjectEnd: end,
+      onArrayBegin: (offset) => begin(true, offset),
+      onArrayEnd: end,
+      onObjectProperty: (property) => {
+        const top = stack.at(-1);
+        if (top) top.prop = property;
+      },
+      onLiteralValue: (value: unknown, offset, length) => {
+        rootIsObject ??= false;
+        if (stack.length === 3) record(storyProp(), [offset, offset + length], value);
+      },
+      onError: () => {
+        failed = true;
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+  return failed || rootIsObject !== true ? undefined : found;
 }
