@@ -15,7 +15,6 @@ export {
   writeStoriesPassed,
   writeStoryPassed,
 } from "./gate/writeStoryPassed.js";
-export { processAlive } from "./internal/ndjson.js";
 export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./internal/toolCall.js";
 export {

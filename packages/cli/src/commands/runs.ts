@@ -1,4 +1,4 @@
-import { effectiveStatus, FileRunStore, processAlive } from "@meshflow/runtime/host";
+import { effectiveStatus, FileRunStore } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 
@@ -11,7 +11,7 @@ export interface RunsOptions {
 /** `flow runs`: every run in the store, newest first. */
 export async function runsCommand(options: RunsOptions, output: Output): Promise<ExitCode> {
   const store = new FileRunStore(options.store);
-  const runs = (await store.list()).map((r) => ({ ...r, status: effectiveStatus(r, processAlive) }));
+  const runs = (await store.list()).map((r) => ({ ...r, status: effectiveStatus(r) }));
   if (options.json) {
     printJson(output, {
       runs: runs.map(({ runId, status, prd, createdAt, updatedAt, counts, stories }) => ({

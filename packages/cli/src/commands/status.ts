@@ -1,5 +1,5 @@
 import { sumTokens } from "@meshflow/core";
-import { effectiveStatus, FileRunStore, processAlive, storyReports } from "@meshflow/runtime/host";
+import { effectiveStatus, FileRunStore, storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
@@ -29,7 +29,7 @@ export async function statusCommand(
     id = latest.runId;
   }
   const { record, events } = await store.read(id);
-  const status = effectiveStatus(record, processAlive);
+  const status = effectiveStatus(record);
   const stories = storyReports(record, events);
   const tokens = sumTokens(stories.map((s) => s.tokens));
   if (options.json) {

@@ -20,5 +20,3 @@ export function readNdjson(file: string): unknown[] {
   return values;
 }
 
-/** True when a process with this pid is alive on this machine. */
-export { processAlive } from "@meshflow/core";
