@@ -194,7 +194,10 @@ export class Gateway {
 }
 
 /** The run tools' environment: the runtime's, with the gateway's one guard, and the PRD root. */
-function runEnvironment({ root, ...options }: RunToolsOptions, guard: Guard): { env: RunEnvironment; prds: PrdRoot } {
+function runEnvironment(
+  { root, traceRun, ...options }: RunToolsOptions,
+  guard: Guard,
+): { env: RunEnvironment; prds: PrdRoot; traceRun?: RunToolsOptions["traceRun"] } {
   // A gateway that never runs a PRD loads no specialist and starts no run server: every part loads on first use.
-  return { env: new RunEnvironment({ ...options, guard }), prds: new PrdRoot(root) };
+  return { env: new RunEnvironment({ ...options, guard }), prds: new PrdRoot(root), ...(traceRun ? { traceRun } : {}) };
 }

@@ -16,6 +16,7 @@ import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";
+import { processTracing } from "../tracing.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
 import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
@@ -123,6 +124,7 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
       `warning: FLOW_SERVE_TOKEN has ${tokenChars} non-space characters; at least ${MIN_SERVE_TOKEN_CHARS} are needed to serve beyond loopback (for example: openssl rand -hex 24)`,
     );
 
+  const tracing = await processTracing();
   const gateway = await Gateway.start({
     servers: mcpConfig.servers,
     pool: { stderrDir: serverLogDir() },
@@ -139,6 +141,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
       ...(options.store ? { store: options.store } : {}),
       ...(skillsDir ? { skillsDir } : {}),
       models: catalogsByModel(options),
+      // Each run flow_run_prd starts is traced when OpenTelemetry is configured.
+      ...(tracing ? { traceRun: (prd: string) => tracing.runSink({ prd }) } : {}),
     },
     onEvent: (event) => {
       const line = describeEvent(event);

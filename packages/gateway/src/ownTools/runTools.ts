@@ -22,6 +22,8 @@ export interface RunToolsContext {
   /** The folder PRD files must lie in. */
   prds: PrdRoot;
   tracker: RunTracker;
+  /** A listener for one run's events (traces), made for each run started. */
+  traceRun?: ((prd: string) => ((event: RunEvent) => void) | undefined) | undefined;
 }
 
 /**
@@ -36,7 +38,7 @@ function storiesOf(record: RunRecord, events: readonly RunEvent[]) {
 }
 
 /** `flow_run_prd` and `flow_run_status`. */
-export function runTools({ env, prds, tracker }: RunToolsContext): ServedTool[] {
+export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): ServedTool[] {
   return [
     defineLocalTool({
       name: "flow_run_prd",
@@ -60,6 +62,7 @@ export function runTools({ env, prds, tracker }: RunToolsContext): ServedTool[] 
         const prdFile = prds.path(prd);
         const parts = await env.parts(model);
         const runId = newRunId();
+        const trace = traceRun?.(prd);
         let markStarted: () => void = () => {};
         const started = new Promise<void>((resolve) => {
           markStarted = resolve;
@@ -69,6 +72,7 @@ export function runTools({ env, prds, tracker }: RunToolsContext): ServedTool[] 
             ...parts,
             onEvent: (event) => {
               tracker.event(runId, event);
+              trace?.(event);
               if (event.type === "run.started") markStarted();
             },
           },

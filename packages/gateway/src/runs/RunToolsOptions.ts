@@ -1,3 +1,4 @@
+import type { RunEvent } from "@meshflow/core";
 import type { RunEnvironmentOptions } from "@meshflow/runtime/host";
 
 /**
@@ -8,4 +9,6 @@ import type { RunEnvironmentOptions } from "@meshflow/runtime/host";
 export interface RunToolsOptions extends Omit<RunEnvironmentOptions, "guard" | "callsPerMinute"> {
   /** PRD files must lie inside this folder (default: the working folder). */
   root?: string;
+  /** A listener for one run's events (traces), made for each run `flow_run_prd` starts. */
+  traceRun?: (prd: string) => ((event: RunEvent) => void) | undefined;
 }
