@@ -1,11 +1,11 @@
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CoverageView, ToolRow, ToolsSource, ToolsView } from "@meshflow/console";
-import { computeCoverage, loadCapabilityOverrides } from "@meshflow/resolver";
+import { loadCapabilityOverrides } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
-import { coverageScope } from "./coverageContext.js";
 import { loadToolsContext, type ToolsContext } from "./tools/context.js";
+import { coverageOf } from "./tools/coverage.js";
 
 /** Options of `flow console`. */
 export interface ConsoleCommandOptions {
@@ -77,14 +77,7 @@ function toolsSource(options: ConsoleCommandOptions): ToolsSource {
     },
     async coverage(refresh): Promise<CoverageView> {
       const ctx = await context(refresh);
-      const { specialists } = await coverageScope(options, ctx.skills, [...ctx.mcpConfig.servers.keys()]);
-      const report = computeCoverage({
-        tools: ctx.tools,
-        specialists,
-        skills: ctx.skills,
-        index: ctx.index,
-        aliases: ctx.aliases,
-      });
+      const report = await coverageOf(options, ctx);
       return { report, failures: ctx.failures.map((f) => ({ server: f.server, code: f.code, message: f.message })) };
     },
   };

@@ -3,7 +3,7 @@ import { type CoverageReport, computeCoverage, coverageHeadline } from "@meshflo
 import { EXIT, type ExitCode } from "../../exitCodes.js";
 import { type Output, printJson } from "../../output.js";
 import { type CoverageScopeOptions, coverageScope } from "../coverageContext.js";
-import { loadToolsContext, printFailures, type ToolsOptions } from "./context.js";
+import { loadToolsContext, printFailures, type ToolsContext, type ToolsOptions } from "./context.js";
 
 /** Options of `flow tools coverage`. */
 export interface CoverageCommandOptions extends ToolsOptions, CoverageScopeOptions {
@@ -55,18 +55,17 @@ function printReport(output: Output, report: CoverageReport): void {
   }
 }
 
+/** The coverage of the discovered tools by the specialists in scope (`flow tools coverage`, `flow console`). */
+export async function coverageOf(options: CoverageScopeOptions, ctx: ToolsContext): Promise<CoverageReport> {
+  const { specialists } = await coverageScope(options, ctx.skills, [...ctx.mcpConfig.servers.keys()]);
+  return computeCoverage({ tools: ctx.tools, specialists, skills: ctx.skills, index: ctx.index, aliases: ctx.aliases });
+}
+
 /** `flow tools coverage`: which tools each specialist can reach, and which none can. */
 export async function coverageCommand(options: CoverageCommandOptions, output: Output): Promise<ExitCode> {
   const min = parseMin(options.min);
   const ctx = await loadToolsContext(options);
-  const { specialists } = await coverageScope(options, ctx.skills, [...ctx.mcpConfig.servers.keys()]);
-  const report = computeCoverage({
-    tools: ctx.tools,
-    specialists,
-    skills: ctx.skills,
-    index: ctx.index,
-    aliases: ctx.aliases,
-  });
+  const report = await coverageOf(options, ctx);
   const below = min !== undefined && report.percent < min;
   if (options.json) printJson(output, { ...report, min: min ?? null, failures: ctx.failures });
   else {
