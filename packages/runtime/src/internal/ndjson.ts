@@ -19,4 +19,3 @@ export function readNdjson(file: string): unknown[] {
   });
   return values;
 }
-
