@@ -26,16 +26,8 @@ import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
-import {
-  confirmation,
-  drive,
-  printSummaryTable,
-  type RunCommandOptions,
-  report,
-  type View,
-  viewFor,
-  withEnvironment,
-} from "./run.js";
+import type { RunCommandOptions } from "./run.js";
+import { confirmation, drive, printSummaryTable, report, type View, viewFor, withEnvironment } from "./runDriver.js";
 import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
 
 /** The PRD workflow's flags of `flow run`. */

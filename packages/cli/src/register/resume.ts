@@ -1,4 +1,4 @@
-import type { RunFlags } from "../commands/run.js";
+import type { RunFlags } from "../commands/runDriver.js";
 import {
   agentsOption,
   cassetteOptions,

@@ -1,0 +1,167 @@
+import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
+import type { FileRunStore, RunDependencies, RunSession, RunSummary } from "@meshflow/runtime/host";
+import { storyReports } from "@meshflow/runtime/host";
+import { terminalColors } from "../colors.js";
+import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
+import { LineBatch } from "../LineBatch.js";
+import type { Output } from "../output.js";
+import { printProblems } from "../printProblems.js";
+import { formatEvent } from "../runView/formatEvent.js";
+import { summaryTable } from "../runView/summaryTable.js";
+import { TreeView } from "../runView/TreeView.js";
+import { destructivePrompt } from "./destructivePrompt.js";
+import type { CassetteFlags, ModelFlags } from "./modelSettings.js";
+import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
+
+// How flow drives one run, shared by `flow run` (one PRD, a folder, a re-run) and `flow resume`:
+// the view of its events, Ctrl-C, the closing report and exit code.
+
+/** The flags `flow run` and `flow resume` share: the run's environment, models, output. */
+export interface RunFlags extends ModelFlags, CassetteFlags {
+  mcpConfig?: string;
+  routing?: string;
+  agents?: string[];
+  store?: string;
+  skills?: string;
+  /** `inline` or `queue`: tool calls as BullMQ jobs for `flow worker`s. */
+  executor?: string;
+  redis?: string;
+  redisPrefix?: string;
+  callsPerMinute?: number;
+  json?: boolean;
+  /** Ask before each destructive call (on a terminal; refuse them off one). */
+  confirmDestructive?: boolean;
+}
+
+/** How a run's events are shown: `--json` lines, a live tree on a terminal, or plain lines. */
+export interface View {
+  onEvent(event: RunEvent): void;
+  stop(): void;
+  /** Stops drawing while a question is on the terminal. */
+  pause(): void;
+  resume(): void;
+}
+
+/** The view of `--json`, a terminal, or plain lines. */
+export function viewFor(options: { json?: boolean }, output: Output): View {
+  const still = { pause: () => {}, resume: () => {} };
+  if (options.json) {
+    const lines = new LineBatch((text) => output.out(text));
+    return { onEvent: (e) => lines.push(JSON.stringify(e)), stop: () => lines.flush(), ...still };
+  }
+  const c = terminalColors();
+  if (process.stdout.isTTY && !process.env.CI) {
+    const tree = new TreeView((text) => process.stdout.write(text), c);
+    tree.start();
+    return {
+      onEvent: (e) => tree.onEvent(e),
+      stop: () => tree.stop(),
+      pause: () => tree.pause(),
+      resume: () => tree.start(),
+    };
+  }
+  return {
+    onEvent: (e) => {
+      const line = formatEvent(e, c);
+      if (line) output.out(line);
+    },
+    stop: () => {},
+    ...still,
+  };
+}
+
+/**
+ * The closing summary table of a run (not with `--json`), from the run's journal: a resumed run's
+ * table has the stories finished before it stopped too.
+ */
+export async function printSummaryTable(summary: RunSummary, store: FileRunStore, output: Output): Promise<void> {
+  if (!summary.runId || summary.error || summary.status === "refused") return;
+  const { record, events } = await store.read(summary.runId);
+  const stories = storyReports(record, events).filter((s) => s.status !== "pending");
+  if (stories.length) output.out(`\n${summaryTable(stories, terminalColors()).join("\n")}`);
+}
+
+/** The `--confirm-destructive` question, asked on the terminal around the view. */
+export function confirmation(options: RunFlags, view: View): Pick<RunDependencies, "confirmDestructive"> {
+  if (!options.confirmDestructive) return {};
+  const isTTY = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  return {
+    confirmDestructive: destructivePrompt(
+      { input: process.stdin, output: process.stderr, isTTY },
+      {
+        before: () => view.pause(),
+        after: () => view.resume(),
+        onInterrupt: () => process.kill(process.pid, "SIGINT"),
+      },
+    ),
+  };
+}
+
+/**
+ * Runs a session to its end; Ctrl-C aborts it cleanly: nothing new starts, calls in flight finish and
+ * are journaled (the MCP servers, in process groups of their own, never see the terminal's SIGINT).
+ * A second Ctrl-C exits at once (130); the servers are killed on the way out.
+ */
+export async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) {
+      view.stop();
+      const runId = session.runId();
+      output.err(`\nstopped at once${runId ? `; continue it with: flow resume ${runId}` : ""}`);
+      process.exit(EXIT.interrupted);
+    }
+    interrupted = true;
+    output.err("\nstopping: calls in flight finish and are recorded (Ctrl-C again to quit at once)…");
+    session.abort();
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  try {
+    return await session.done;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+    view.stop();
+  }
+}
+
+export function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
+  for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
+  if (summary.error) {
+    const problems = (summary.error.details.problems ?? []) as Problem[];
+    if (options.json)
+      output.out(JSON.stringify({ error: { code: summary.error.code, message: summary.error.message } }));
+    else if (problems.length) printProblems(output, problems);
+    output.err(`flow: ${problems.length ? `${problems.length} problem(s); nothing was run` : summary.error.message}`);
+    return exitCodeFor(summary.error.code);
+  }
+  if (summary.status === "aborted") {
+    output.err(`run ${summary.runId} interrupted; continue it with: flow resume ${summary.runId}`);
+    return EXIT.interrupted;
+  }
+  if (!options.json && summary.location) output.err(`run folder: ${summary.location}`);
+  if (summary.environment) return EXIT.environment;
+  return summary.status === "passed" ? EXIT.ok : EXIT.failure;
+}
+
+export async function withEnvironment<T>(
+  options: EnvironmentOptions,
+  use: (built: CommandEnvironment) => Promise<T>,
+): Promise<T> {
+  const built = await runEnvironment(options);
+  try {
+    return await use(built);
+  } finally {
+    await built.env.close();
+  }
+}
+
+export function printFailure(error: unknown, options: { json?: boolean }, output: Output): ExitCode {
+  if (!isMeshflowError(error)) throw error;
+  const problems = (error.details.problems ?? []) as Problem[];
+  if (!problems.length) throw error;
+  if (options.json) output.out(JSON.stringify({ error: { code: error.code, message: error.message }, problems }));
+  else output.err(problems.map(formatProblem).join("\n"));
+  return exitCodeFor(error.code);
+}
