@@ -64,8 +64,15 @@ export type {
   TurnJournal,
 } from "./model/StepModel.js";
 export { stepPurpose } from "./model/stepPurpose.js";
-export { type Plan, type PlanContext, type PlanStep, type PlanStory, planPrd } from "./plan/planPrd.js";
-export { type LoadedPrd, loadPrdFile } from "./prd/loadPrdFile.js";
+export {
+  type Plan,
+  type PlanContext,
+  type PlanStep,
+  type PlanStory,
+  planPrd,
+  StoryPlanner,
+} from "./plan/planPrd.js";
+export { type LoadedPrd, loadPrdFile, type PrdScan, scanPrdFile } from "./prd/loadPrdFile.js";
 export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
 export {
   MAX_STEP,
@@ -85,7 +92,8 @@ export {
 } from "./prd/PrdSchema.js";
 export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
-export { type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
+export { type PrdTextParts, splitPrdText } from "./prd/splitPrdText.js";
+export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
 export { OutputBuffer } from "./process/OutputBuffer.js";
 export { PROCESS_TREE_ENV } from "./process/ProcessTree.js";

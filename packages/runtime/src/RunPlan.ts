@@ -2,7 +2,11 @@ import type { Story } from "@meshflow/core";
 
 /** One story a run handles, in run order. */
 export interface PlannedStory {
-  story: Story;
+  /** The story as validated (read back from the run's story file when the plan came from a preflight). */
+  readonly story: Story;
+  id: string;
+  /** The story's `mavenSteps`. */
+  steps: readonly number[];
   /** Position in the PRD file. */
   index: number;
   /** `passes: true` when the run started: reported as skipped. */
@@ -19,4 +23,6 @@ export interface RunPlan {
   /** The folder `verify` working directories are relative to: the PRD's, or the one a run was given (`StartRunOptions.prdDir`). */
   prdDir: string;
   stories: PlannedStory[];
+  /** Releases what the plan holds (its story file); its stories cannot be read afterwards. */
+  close(): void;
 }

@@ -63,94 +63,98 @@ export async function dryRun(
 ): Promise<DryRun> {
   // Nothing is called in a dry run, not even a model endpoint: keys and endpoints are checked by the run.
   const checked = await preflightRun(deps, options.prdFile, options.stories, false);
-  let refusals = 0;
-  const failed = new Map(checked.failures.map((f) => [f.server, f]));
-  const stories: DryRun["stories"] = [];
-  for (const planned of checked.plan.stories) {
-    const steps: DryRunStep[] = [];
-    for (const [i, step] of planned.story.mavenSteps.entries()) {
-      const name = planned.specialists[i] ?? "";
-      const specialist = deps.specialists.get(name);
-      const servers = planned.story.mcpTools[stepKey(step)] ?? [];
-      const { tools } = await deps.plane.discover(servers);
-      const stepTools = tools.filter((t) => servers.includes(t.server));
-      const repertoire = specialist ? deps.plane.repertoire(stepTools, specialistInfo(specialist)) : [];
-      const allowed = new Set(repertoire.map((t) => t.qualifiedName));
-      const scripted = planned.story.calls?.[stepKey(step)] ?? [];
-      const calls = scripted.map((call): DryRunCall => {
-        try {
-          const r = deps.plane.resolve(call.tool, stepTools, name);
-          if (!allowed.has(r.qualifiedName)) {
-            refusals++;
-            return {
-              name: call.tool,
-              tool: r.qualifiedName,
-              refused: { code: "not_in_repertoire", message: `${r.qualifiedName} is not in ${name}'s repertoire` },
-            };
-          }
-          return { name: call.tool, tool: r.qualifiedName, tier: r.tier, warnings: r.warnings };
-        } catch (error) {
-          refusals++;
-          const failure = toMeshflowError(error, "tool_not_found");
-          const parsed = parseQualifiedName(call.tool);
-          if (
-            failure.code === "tool_not_found" &&
-            parsed &&
-            !servers.includes(parsed.server) &&
-            deps.plane.servers().includes(parsed.server)
-          )
-            return {
-              name: call.tool,
-              refused: {
-                code: "not_in_repertoire",
-                message: `server "${parsed.server}" is not one of step ${step}'s servers`,
-              },
-            };
-          return { name: call.tool, refused: { code: failure.code, message: failure.message } };
-        }
-      });
-      const unusable = servers.flatMap((server) => failed.get(server) ?? []);
-      const blocked = unusable.length
-        ? unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; ")
-        : undefined;
-      const plan = blocked
-        ? "blocked"
-        : specialist?.think
-          ? "code"
-          : planned.model
-            ? "model"
-            : scripted.length
-              ? "scripted"
-              : "blocked";
-      const model =
-        planned.model && deps.models && specialist
-          ? {
-              name: planned.model,
-              ...deps.models.get(planned.model).size(
-                modelTask({
-                  runId: "dry-run",
-                  story: planned.story,
-                  step,
-                  specialist,
-                  stepPurpose: stepPurpose(step),
-                  memory: [],
-                  tools: repertoire,
-                }),
-              ),
+  try {
+    let refusals = 0;
+    const failed = new Map(checked.failures.map((f) => [f.server, f]));
+    const stories: DryRun["stories"] = [];
+    for (const planned of checked.plan.stories) {
+      const steps: DryRunStep[] = [];
+      for (const [i, step] of planned.story.mavenSteps.entries()) {
+        const name = planned.specialists[i] ?? "";
+        const specialist = deps.specialists.get(name);
+        const servers = planned.story.mcpTools[stepKey(step)] ?? [];
+        const { tools } = await deps.plane.discover(servers);
+        const stepTools = tools.filter((t) => servers.includes(t.server));
+        const repertoire = specialist ? deps.plane.repertoire(stepTools, specialistInfo(specialist)) : [];
+        const allowed = new Set(repertoire.map((t) => t.qualifiedName));
+        const scripted = planned.story.calls?.[stepKey(step)] ?? [];
+        const calls = scripted.map((call): DryRunCall => {
+          try {
+            const r = deps.plane.resolve(call.tool, stepTools, name);
+            if (!allowed.has(r.qualifiedName)) {
+              refusals++;
+              return {
+                name: call.tool,
+                tool: r.qualifiedName,
+                refused: { code: "not_in_repertoire", message: `${r.qualifiedName} is not in ${name}'s repertoire` },
+              };
             }
+            return { name: call.tool, tool: r.qualifiedName, tier: r.tier, warnings: r.warnings };
+          } catch (error) {
+            refusals++;
+            const failure = toMeshflowError(error, "tool_not_found");
+            const parsed = parseQualifiedName(call.tool);
+            if (
+              failure.code === "tool_not_found" &&
+              parsed &&
+              !servers.includes(parsed.server) &&
+              deps.plane.servers().includes(parsed.server)
+            )
+              return {
+                name: call.tool,
+                refused: {
+                  code: "not_in_repertoire",
+                  message: `server "${parsed.server}" is not one of step ${step}'s servers`,
+                },
+              };
+            return { name: call.tool, refused: { code: failure.code, message: failure.message } };
+          }
+        });
+        const unusable = servers.flatMap((server) => failed.get(server) ?? []);
+        const blocked = unusable.length
+          ? unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; ")
           : undefined;
-      steps.push({
-        step,
-        specialist: name,
-        servers: [...servers],
-        tools: repertoire.length,
-        plan,
-        calls,
-        ...(blocked ? { blocked } : {}),
-        ...(model ? { model } : {}),
-      });
+        const plan = blocked
+          ? "blocked"
+          : specialist?.think
+            ? "code"
+            : planned.model
+              ? "model"
+              : scripted.length
+                ? "scripted"
+                : "blocked";
+        const model =
+          planned.model && deps.models && specialist
+            ? {
+                name: planned.model,
+                ...deps.models.get(planned.model).size(
+                  modelTask({
+                    runId: "dry-run",
+                    story: planned.story,
+                    step,
+                    specialist,
+                    stepPurpose: stepPurpose(step),
+                    memory: [],
+                    tools: repertoire,
+                  }),
+                ),
+              }
+            : undefined;
+        steps.push({
+          step,
+          specialist: name,
+          servers: [...servers],
+          tools: repertoire.length,
+          plan,
+          calls,
+          ...(blocked ? { blocked } : {}),
+          ...(model ? { model } : {}),
+        });
+      }
+      stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
     }
-    stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
+    return { stories, refusals, failures: checked.failures, warnings: checked.warnings };
+  } finally {
+    checked.plan.close();
   }
-  return { stories, refusals, failures: checked.failures, warnings: checked.warnings };
 }

@@ -1,20 +1,22 @@
+import { createHash } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import {
+  canonicalJson,
   didYouMean,
-  digestOf,
   formatProblem,
   hasErrors,
-  loadPrdFile,
   type McpConfig,
   MeshflowError,
   type ModelCatalog,
   type Prd,
   type Problem,
-  planPrd,
   type RoutingTable,
-  stepKey,
+  type Story,
+  StoryPlanner,
+  scanPrdFile,
   type ToolDescriptor,
 } from "@meshflow/core";
+import { StoryFile } from "./internal/StoryFile.js";
 import type { PlannedStory, RunPlan } from "./RunPlan.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
 
@@ -35,7 +37,7 @@ export interface PreflightInput {
   checkModels?: boolean;
 }
 
-/** The preflight's result: the plan, the PRD, and the digest resume compares against. */
+/** The preflight's result: the plan and the digest resume compares against. */
 export interface Preflight {
   plan: RunPlan;
   /** Every tool of the servers the stories use (empty without `discover`). */
@@ -45,7 +47,6 @@ export interface Preflight {
    * (those steps are blocked with the server's error, an environment failure), not of the whole run.
    */
   failures: DiscoveryFailure[];
-  prd: Prd;
   prdDigest: string;
   /** Warnings about the selected stories, `<file>: <json-path>: <message>` (the run goes on; they are reported with its result). */
   warnings: string[];
@@ -53,79 +54,147 @@ export interface Preflight {
 
 /** Digest of a PRD's work: its stories without `passes` and `notes` (the only fields a run writes). */
 export function prdWorkDigest(prd: Prd): string {
-  return digestOf(prd.userStories.map(({ passes: _p, notes: _n, ...rest }) => rest));
+  const digest = new WorkDigest();
+  for (const story of prd.userStories) digest.add(story);
+  return digest.value();
 }
 
 /**
- * The preflight of a run (the checks of `flow validate` and `flow plan`): loads and validates the PRD,
- * checks that every step routes to a loaded specialist and every server is configured, and (with
- * `discover`) lists the tools of every server the stories use; a server that cannot be listed is
- * reported in `failures` (its steps are blocked, every other story runs). Throws `prd_invalid` with
- * every problem, `usage` for an unknown `--story`.
+ * {@link prdWorkDigest} taken one story at a time: the digest of the array of stories without `passes`
+ * and `notes`, fed as the canonical JSON of that array is written.
+ */
+class WorkDigest {
+  readonly #hash = createHash("sha256");
+  #count = 0;
+
+  add(story: Story): void {
+    const { passes: _p, notes: _n, ...rest } = story;
+    this.#hash.update(this.#count++ === 0 ? "[" : ",");
+    this.#hash.update(canonicalJson(rest));
+  }
+
+  value(): string {
+    this.#hash.update(this.#count === 0 ? "[]" : "]");
+    return `sha256:${this.#hash.digest("hex")}`;
+  }
+}
+
+/** A planned story whose value is read back from the run's story file when asked for. */
+class FiledStory implements PlannedStory {
+  readonly #file: StoryFile;
+  readonly #position: number;
+  model?: string;
+
+  constructor(
+    file: StoryFile,
+    position: number,
+    readonly id: string,
+    readonly steps: readonly number[],
+    readonly index: number,
+    readonly skipped: boolean,
+    readonly specialists: string[],
+    readonly priority: number,
+    model: string | undefined,
+  ) {
+    this.#file = file;
+    this.#position = position;
+    if (model) this.model = model;
+  }
+
+  get story(): Story {
+    return this.#file.read(this.#position);
+  }
+}
+
+/**
+ * The preflight of a run (the checks of `flow validate` and `flow plan`): reads and validates the PRD
+ * one story at a time (each kept in the plan's story file, not in memory), checks that every step
+ * routes to a loaded specialist and every server is configured, and (with `discover`) lists the tools
+ * of every server the stories use; a server that cannot be listed is reported in `failures` (its steps
+ * are blocked, every other story runs). Throws `prd_invalid` with every problem, `usage` for an
+ * unknown `--story`. The caller closes the plan.
  */
 export async function preflight(input: PreflightInput): Promise<Preflight> {
+  const file = new StoryFile();
+  try {
+    return await preflightInto(file, input);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Preflight> {
   const { prdFile, routing, mcpConfig, specialists } = input;
-  const loaded = await loadPrdFile(prdFile, { routing, specialists });
-  if (!loaded.prd)
-    throw new MeshflowError("prd_invalid", loaded.problems.map(formatProblem).join("\n"), {
-      details: { problems: loaded.problems },
+  const planner = new StoryPlanner({ file: prdFile, routing, mcpConfig });
+  const digest = new WorkDigest();
+  const all: FiledStory[] = [];
+  const wanted = input.stories ? new Set(input.stories) : undefined;
+  const servers = new Set<string>();
+  const scan = await scanPrdFile(prdFile, { routing, specialists }, (story, index, head) => {
+    digest.add(story);
+    const planned = planner.story(story, index);
+    const model = input.models?.nameFor(story, head?.model);
+    const specialistNames = planned.steps.map((st) => st.specialist ?? "");
+    const position = file.append(story);
+    all.push(
+      new FiledStory(
+        file,
+        position,
+        story.id,
+        story.mavenSteps,
+        index,
+        planned.skipped,
+        specialistNames,
+        story.priority,
+        model,
+      ),
+    );
+    if (!planned.skipped && (!wanted || wanted.has(story.id)))
+      for (const step of planned.steps) for (const name of step.servers) servers.add(name);
+  });
+  if (hasErrors(scan.problems))
+    throw new MeshflowError("prd_invalid", scan.problems.map(formatProblem).join("\n"), {
+      details: { problems: scan.problems },
     });
-  const prd = loaded.prd;
-  const plan = planPrd(prd, { file: prdFile, routing, mcpConfig });
-  let order = plan.stories;
+  // Run order: ascending priority, ties in file order.
+  const inOrder = [...all].sort((a, b) => a.priority - b.priority || a.index - b.index);
+  let order: PlannedStory[] = inOrder;
   if (input.stories) {
-    const known = prd.userStories.map((s) => s.id);
+    const known = all.map((s) => s.id);
+    const ids = new Set(known);
     for (const id of input.stories)
-      if (!known.includes(id)) throw new MeshflowError("usage", `${prdFile}: no story "${id}"${didYouMean(id, known)}`);
-    const wanted = new Set(input.stories);
-    order = order.filter((s) => wanted.has(s.id));
+      if (!ids.has(id)) throw new MeshflowError("usage", `${prdFile}: no story "${id}"${didYouMean(id, known)}`);
+    order = inOrder.filter((s) => wanted?.has(s.id));
   }
   const selected = new Set(order.filter((s) => !s.skipped).map((s) => s.index));
   const ofSelected = (p: Problem) => {
     const at = /^\$\.userStories\[(\d+)\]/.exec(p.path);
     return !at || selected.has(Number(at[1]));
   };
-  const problems = plan.problems.filter(ofSelected);
+  const problems = planner.problems().filter(ofSelected);
   if (hasErrors(problems))
     throw new MeshflowError("prd_invalid", problems.map(formatProblem).join("\n"), { details: { problems } });
 
-  const stories: PlannedStory[] = order.map((s) => {
-    const story = prd.userStories[s.index];
-    if (!story) throw new MeshflowError("internal", `story ${s.id} vanished from the plan`);
-    const model = input.models?.nameFor(story, prd.model);
-    return {
-      story,
-      index: s.index,
-      skipped: s.skipped,
-      specialists: s.steps.map((st) => st.specialist ?? ""),
-      ...(model ? { model } : {}),
-    };
-  });
   if (input.models && input.checkModels) {
-    const names = stories.filter((s) => !s.skipped && s.model).map((s) => s.model as string);
+    const names = order.filter((s) => !s.skipped && s.model).map((s) => s.model as string);
     if (names.length) await input.models.check(names);
   }
 
   let tools: ToolDescriptor[] = [];
   let failures: DiscoveryFailure[] = [];
   if (input.discover) {
-    const servers = new Set<string>();
-    for (const s of stories)
-      if (!s.skipped)
-        for (const step of s.story.mavenSteps)
-          for (const name of s.story.mcpTools[stepKey(step)] ?? []) servers.add(name);
     const discovered = await input.discover.discover([...servers]);
     tools = discovered.tools;
     failures = discovered.failures.map(({ server, code, message }) => ({ server, code, message }));
   }
   const absolute = resolve(prdFile);
   return {
-    plan: { prdFile: absolute, prdDir: dirname(absolute), stories },
+    plan: { prdFile: absolute, prdDir: dirname(absolute), stories: order, close: () => file.close() },
     tools,
     failures,
-    prd,
-    prdDigest: prdWorkDigest(prd),
-    warnings: loaded.problems.filter(ofSelected).map((p) => `${p.file}: ${p.path}: ${p.message}`),
+    prdDigest: digest.value(),
+    warnings: scan.problems.filter(ofSelected).map((p) => `${p.file}: ${p.path}: ${p.message}`),
   };
 }
 

@@ -101,11 +101,13 @@ export async function resumeRun(deps: RunDependencies, runId: string): Promise<R
     if (record.status === "passed" || record.status === "failed")
       throw new MeshflowError("usage", `run ${runId} already finished (${record.status}); nothing to resume`);
     const checked = await preflightRun(deps, record.prd, record.stories);
-    if (checked.prdDigest !== record.prdDigest)
+    if (checked.prdDigest !== record.prdDigest) {
+      checked.plan.close();
       throw new MeshflowError(
         "prd_changed",
         `${record.prd} changed since run ${runId} started (stories, steps or calls differ); start a new run`,
       );
+    }
     return await runMachine(deps, { kind: "resume", handle, checked, snapshot: handle.loadSnapshot() });
   } catch (error) {
     await handle.close();

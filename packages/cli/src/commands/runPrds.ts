@@ -1,13 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
-import {
-  type FolderPrd,
-  isPrdFolder,
-  listPrdFolder,
-  MeshflowError,
-  PrdSchema,
-  storiesInRunOrder,
-} from "@meshflow/core";
+import { type FolderPrd, isPrdFolder, listPrdFolder, MeshflowError } from "@meshflow/core";
 import {
   assertCleanTree,
   bookkeeping,
@@ -25,6 +18,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
+import { outlineRunOrder, readPrdOutline } from "./prdOutline.js";
 import { prdServers } from "./prdServers.js";
 import type { RunCommandOptions } from "./run.js";
 import { confirmation, drive, printSummaryTable, report, type View, viewFor, withEnvironment } from "./runDriver.js";
@@ -52,16 +46,6 @@ interface Target {
   stories?: string[];
   carried?: Map<string, Map<number, CarriedStep>>;
   runId?: string;
-}
-
-/** The fields of a PRD the workflow needs before its run, read leniently (the run validates it whole). */
-function readPrd(file: string) {
-  try {
-    const parsed = PrdSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Worse exit codes win: interrupted, environment, failure, usage, ok. */
@@ -110,8 +94,7 @@ export async function runPrds(
         throw new MeshflowError("usage", `${given}: no PRD files (prd-*.json, *.prd.json) in this folder`);
       targets = listed.map((p) => ({ file: p.file, dependsOn: p.dependsOn, stories: options.story }));
     } else {
-      const prd = readPrd(given);
-      const deps = (prd?.dependsOn ?? []).map((d) => resolvePath(dirname(given), d));
+      const deps = (readPrdOutline(given)?.dependsOn ?? []).map((d) => resolvePath(dirname(given), d));
       targets = [{ file: given, dependsOn: deps, stories: options.story, runId: options.runId }];
     }
   }
@@ -127,7 +110,7 @@ export async function runPrds(
           output.err(`--max-stories ${options.maxStories} reached; ${basename(target.file)} not started`);
         break;
       }
-      const waiting = target.dependsOn.filter((dep) => readPrd(dep)?.userStories.some((s) => !s.passes) !== false);
+      const waiting = target.dependsOn.filter((dep) => readPrdOutline(dep)?.stories.some((s) => !s.passes) !== false);
       if (waiting.length) {
         output.err(
           `flow: ${basename(target.file)} not run: it depends on ${waiting.map((w) => basename(w)).join(", ")}, which has stories that have not passed`,
@@ -164,12 +147,12 @@ export async function runPrds(
  */
 function selectStories(target: Target, limit: number, limited: boolean): string[] | undefined {
   if (!limited) return target.stories;
-  const prd = readPrd(target.file);
-  if (!prd) return target.stories; // the run reports why the PRD is invalid
+  const outline = readPrdOutline(target.file);
+  if (!outline) return target.stories; // the run reports why the PRD is invalid
   const wanted = target.stories ? new Set(target.stories) : undefined;
-  return storiesInRunOrder(prd)
-    .filter(({ story }) => !story.passes && (!wanted || wanted.has(story.id)))
-    .map(({ story }) => story.id)
+  return outlineRunOrder(outline)
+    .filter((story) => !story.passes && (!wanted || wanted.has(story.id)))
+    .map((story) => story.id)
     .slice(0, Number.isFinite(limit) ? limit : undefined);
 }
 
@@ -185,8 +168,9 @@ async function runOne(
   output: Output,
 ): Promise<{ code: ExitCode; stories: number }> {
   const { env, parts, recorded } = command;
-  const prd = readPrd(target.file);
-  const commit = options.commit === true || prd?.git?.commit === true;
+  // Only these two fields are kept: the run that follows may be long, and the outline's stories are not needed.
+  const { commit: prdCommit, branchName: branch } = readPrdOutline(target.file) ?? { commit: false };
+  const commit = options.commit === true || prdCommit;
   const git = await Git.find(dirname(resolvePath(target.file)));
   if ((commit || options.branch) && !git)
     throw new MeshflowError("usage", `${target.file} is not in a git repository: --commit and --branch need one`);
@@ -198,9 +182,9 @@ async function runOne(
     await assertCleanTree(git, (path) => ours(path) || kept.has(path));
   }
   if (git && options.branch) {
-    if (!prd?.branchName) throw new MeshflowError("usage", `${target.file}: --branch needs a "branchName" in the PRD`);
-    const created = await git.checkoutBranch(prd.branchName);
-    if (!options.json) output.err(`${created ? "created and checked out" : "on"} branch ${prd.branchName}`);
+    if (!branch) throw new MeshflowError("usage", `${target.file}: --branch needs a "branchName" in the PRD`);
+    const created = await git.checkoutBranch(branch);
+    if (!options.json) output.err(`${created ? "created and checked out" : "on"} branch ${branch}`);
   }
   const workflow = {
     commit,

@@ -1,6 +1,6 @@
 import { formatJsonPath } from "../json/jsonPath.js";
 import type { McpConfig } from "../mcpConfig/loadMcpConfig.js";
-import { type Prd, stepKey } from "../prd/PrdSchema.js";
+import { type Prd, type Story, stepKey } from "../prd/PrdSchema.js";
 import { storiesInRunOrder } from "../prd/runOrder.js";
 import type { Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
@@ -44,14 +44,23 @@ function configName(config: McpConfig): string {
 }
 
 /**
- * Plans a valid PRD: story → step → specialist → MCP servers in run order. Unknown or unusable
- * servers and unroutable steps are problems (warnings only for stories a run would skip).
+ * Plans stories one at a time (a PRD of any size): each story's steps, specialists and servers, and
+ * the problems found on the way; {@link problems} adds the MCP config's own once every story is seen.
  */
-export function planPrd(prd: Prd, context: PlanContext): Plan {
-  const { file, routing, mcpConfig } = context;
-  const problems: Problem[] = [];
-  const referenced = new Set<string>();
-  const stories = storiesInRunOrder(prd).map(({ story, index }): PlanStory => {
+export class StoryPlanner {
+  readonly #context: PlanContext;
+  readonly #problems: Problem[] = [];
+  /** Servers a story that runs names (their config problems are errors, the others' warnings). */
+  readonly #referenced = new Set<string>();
+
+  constructor(context: PlanContext) {
+    this.#context = context;
+  }
+
+  /** The plan of the story at `index` of `userStories`. */
+  story(story: Story, index: number): PlanStory {
+    const { file, routing, mcpConfig } = this.#context;
+    const problems = this.#problems;
     const skipped = story.passes;
     const severity = skipped ? "warning" : "error";
     const steps = story.mavenSteps.map((step, i): PlanStep => {
@@ -65,7 +74,7 @@ export function planPrd(prd: Prd, context: PlanContext): Plan {
         });
       const servers = story.mcpTools[stepKey(step)] ?? [];
       servers.forEach((server, j) => {
-        if (!skipped) referenced.add(server);
+        if (!skipped) this.#referenced.add(server);
         const path = formatJsonPath(["userStories", index, "mcpTools", stepKey(step), j]);
         const broken = mcpConfig.invalid.get(server);
         if (broken) {
@@ -90,10 +99,25 @@ export function planPrd(prd: Prd, context: PlanContext): Plan {
       return { step, specialist, servers: [...servers] };
     });
     return { id: story.id, title: story.title, priority: story.priority, index, skipped, steps };
-  });
-  const configErrors = mcpConfig.problems.map((p) => ({ ...p, severity: "error" as const }));
-  const serverProblems = [...mcpConfig.invalid].flatMap(([name, list]) =>
-    list.map((p) => ({ ...p, severity: referenced.has(name) ? p.severity : ("warning" as const) })),
-  );
-  return { stories, problems: [...configErrors, ...serverProblems, ...problems] };
+  }
+
+  /** The MCP config's problems, then every story's, in the order the stories were planned. */
+  problems(): Problem[] {
+    const { mcpConfig } = this.#context;
+    const configErrors = mcpConfig.problems.map((p) => ({ ...p, severity: "error" as const }));
+    const serverProblems = [...mcpConfig.invalid].flatMap(([name, list]) =>
+      list.map((p) => ({ ...p, severity: this.#referenced.has(name) ? p.severity : ("warning" as const) })),
+    );
+    return [...configErrors, ...serverProblems, ...this.#problems];
+  }
+}
+
+/**
+ * Plans a valid PRD: story → step → specialist → MCP servers in run order. Unknown or unusable
+ * servers and unroutable steps are problems (warnings only for stories a run would skip).
+ */
+export function planPrd(prd: Prd, context: PlanContext): Plan {
+  const planner = new StoryPlanner(context);
+  const stories = storiesInRunOrder(prd).map(({ story, index }) => planner.story(story, index));
+  return { stories, problems: planner.problems() };
 }

@@ -152,47 +152,84 @@ function checkAgentConfig(file: string, story: Story, index: number, context: Pr
 }
 
 /**
- * Validates parsed PRD data: the zod schema, then unique story ids, `step<N>` keys that name steps of
- * the story, and a specialist for every step. Every problem is reported, not just the first.
+ * Checks the stories of one PRD one at a time (so a PRD of any size needs memory for one story): the
+ * story schema, unique ids, `step<N>` keys, routing, argument limits. Problems collect in `problems`.
  */
-export function validatePrd(data: unknown, context: PrdValidationContext): PrdValidation {
-  const { file } = context;
-  const parsed = PrdSchema.safeParse(data, { error: plainErrorMap });
-  const problems: Problem[] = parsed.success ? [] : zodProblems(file, parsed.error.issues);
+export class StoryChecker {
+  readonly problems: Problem[] = [];
+  readonly #context: PrdValidationContext;
+  readonly #firstIdAt = new Map<string, number>();
 
-  // Story-level checks run on every story that parses on its own, so one broken story does not
-  // hide the problems of the others.
-  const rawStories =
-    typeof data === "object" && data !== null && Array.isArray((data as { userStories?: unknown }).userStories)
-      ? ((data as { userStories: unknown[] }).userStories as unknown[])
-      : [];
-  const firstIdAt = new Map<string, number>();
-  rawStories.forEach((raw, index) => {
+  constructor(context: PrdValidationContext) {
+    this.#context = context;
+  }
+
+  /** The story at `index` of `userStories`, typed, or undefined when its schema does not hold. */
+  check(raw: unknown, index: number): Story | undefined {
+    const { file } = this.#context;
     const id = typeof raw === "object" && raw !== null ? (raw as { id?: unknown }).id : undefined;
     if (typeof id === "string") {
-      const first = firstIdAt.get(id);
-      if (first === undefined) firstIdAt.set(id, index);
+      const first = this.#firstIdAt.get(id);
+      if (first === undefined) this.#firstIdAt.set(id, index);
       else
-        problems.push({
+        this.problems.push({
           file,
           path: formatJsonPath(["userStories", index, "id"]),
           message: `duplicate story id "${id}" (also at ${formatJsonPath(["userStories", first, "id"])})`,
           severity: "error",
         });
     }
-    const story = StorySchema.safeParse(raw);
-    if (story.success)
-      problems.push(...checkStory(story.data, index, context), ...argumentLimits(story.data, index, file));
-  });
+    const story = StorySchema.safeParse(raw, { error: plainErrorMap });
+    if (!story.success) {
+      this.problems.push(...zodProblems(file, story.error.issues, ["userStories", index]));
+      return undefined;
+    }
+    this.problems.push(...checkStory(story.data, index, this.#context), ...argumentLimits(story.data, index, file));
+    return story.data;
+  }
+}
 
-  return {
-    prd: parsed.success && !hasErrors(problems) ? parsed.data : undefined,
-    problems: sortProblems(problems),
-  };
+/** The PRD's own fields (everything but its stories). */
+export type PrdHead = { [K in keyof Prd as K extends "userStories" ? never : K]: Prd[K] };
+
+/**
+ * Checks a PRD's own fields: `data` with its `userStories` emptied when it is an array (each story is
+ * checked by a {@link StoryChecker}), as is otherwise (a missing or mistyped `userStories` is reported).
+ */
+export function validatePrdHead(data: unknown, file: string): { head: PrdHead | undefined; problems: Problem[] } {
+  const stories = typeof data === "object" && data !== null && Array.isArray((data as Prd).userStories);
+  const parsed = PrdSchema.safeParse(stories ? { ...(data as object), userStories: [] } : data, {
+    error: plainErrorMap,
+  });
+  if (!parsed.success) return { head: undefined, problems: zodProblems(file, parsed.error.issues) };
+  const { userStories: _none, ...head } = parsed.data;
+  return { head, problems: [] };
+}
+
+/**
+ * Validates parsed PRD data: the zod schema, then unique story ids, `step<N>` keys that name steps of
+ * the story, and a specialist for every step. Every problem is reported, not just the first.
+ */
+export function validatePrd(data: unknown, context: PrdValidationContext): PrdValidation {
+  const { head, problems } = validatePrdHead(data, context.file);
+  // Story-level checks run on every story, so one broken story does not hide the problems of the others.
+  const rawStories =
+    typeof data === "object" && data !== null && Array.isArray((data as { userStories?: unknown }).userStories)
+      ? ((data as { userStories: unknown[] }).userStories as unknown[])
+      : [];
+  const checker = new StoryChecker(context);
+  const stories: Story[] = [];
+  rawStories.forEach((raw, index) => {
+    const story = checker.check(raw, index);
+    if (story) stories.push(story);
+  });
+  problems.push(...checker.problems);
+  const valid = stories.length === rawStories.length && !hasErrors(problems);
+  return { prd: head && valid ? { ...head, userStories: stories } : undefined, problems: sortProblems(problems) };
 }
 
 /** Orders problems by their position in the file (path order), keeping equal paths stable. */
-function sortProblems(problems: Problem[]): Problem[] {
+export function sortProblems(problems: Problem[]): Problem[] {
   const key = (path: string) => path.replace(/\[(\d+)\]/g, (_, n: string) => `[${n.padStart(8, "0")}]`);
   return problems
     .map((p, i) => ({ p, i, k: key(p.path) }))

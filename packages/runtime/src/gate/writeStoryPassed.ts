@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
-import { MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { MeshflowError, removeStaleTempFiles, sha256Hex, writeFileAtomic } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, type ParseError, parse } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
@@ -93,7 +93,7 @@ export function writeStoriesPassed(
   let failure: unknown;
   for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
     const version = readVersion(target);
-    const trusted = cache?.text === version.text;
+    const trusted = cache?.digest !== undefined && cache.digest === sha256Hex(version.text);
     let next: { text: string; changed: number } | undefined;
     try {
       if (!trusted && !complete(version.text))
@@ -117,7 +117,7 @@ export function writeStoriesPassed(
         `${file}: changed by someone else during each of ${WRITE_BACK_ATTEMPTS} attempts to mark ${marks.map((m) => m.storyId).join(", ")} as passed; not marked (\`flow resume\` of the run marks them)`,
       );
     }
-    if (cache) cache.text = cache.fields = undefined;
+    if (cache) cache.digest = cache.fields = undefined;
     if (attempt < WRITE_BACK_ATTEMPTS) pause(5 * attempt);
   }
   throw failure;
@@ -156,7 +156,7 @@ function applyMarks(
   text = parts.join("");
   for (const mark of slow) text = markWithEdits(text, file, mark);
   if (cache) {
-    cache.text = text;
+    cache.digest = sha256Hex(text);
     cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
   }
   return { text, changed: splices.length / 2 + slow.length };
@@ -164,10 +164,12 @@ function applyMarks(
 
 /**
  * What the last write left in the file, so the next write of the same process skips locating the
- * stories again when nobody else changed the file in between (a big PRD gets many quick writes).
+ * stories again when nobody else changed the file in between (a big PRD gets many quick writes). The
+ * file is known by its digest, not kept: a PRD's text would otherwise stay in memory for the whole run.
  */
 export interface WriteBackCache {
-  text?: string;
+  /** sha256 of the text the last write left. */
+  digest?: string | undefined;
   fields?: Map<string, StoryFields> | undefined;
 }
 

@@ -74,7 +74,7 @@ export class PrdWriter {
     this.flush();
     const written = this.#written.splice(0);
     if (!written.length) return;
-    delete this.#cache.text;
+    delete this.#cache.digest;
     this.#pending = written;
     this.#closing = true;
     this.flush();

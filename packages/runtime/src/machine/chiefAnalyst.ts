@@ -91,9 +91,9 @@ const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
  */
 export function createChiefAnalyst(services: ChiefServices) {
   const planned = (context: ChiefContext) => services.plan().stories[context.story];
-  const storyId = (context: ChiefContext) => planned(context)?.story.id ?? "";
+  const storyId = (context: ChiefContext) => planned(context)?.id ?? "";
   const base = (context: ChiefContext) => ({ time: now(), runId: context.runId });
-  const isLastStep = (context: ChiefContext) => context.step + 1 >= (planned(context)?.story.mavenSteps.length ?? 0);
+  const isLastStep = (context: ChiefContext) => context.step + 1 >= (planned(context)?.steps.length ?? 0);
   const runFinished = (context: ChiefContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
     type: "run.finished",
     ...base(context),
@@ -193,7 +193,7 @@ export function createChiefAnalyst(services: ChiefServices) {
             type: "step.started" as const,
             ...base(context),
             storyId: storyId(context),
-            step: planned(context)?.story.mavenSteps[context.step] ?? 0,
+            step: planned(context)?.steps[context.step] ?? 0,
             specialist,
             tools,
           };

@@ -88,5 +88,6 @@ export class SessionState {
   async settle(): Promise<void> {
     await this.runner?.drain();
     this.#marks?.close();
+    this.plan?.close();
   }
 }

@@ -26,7 +26,10 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
       pid: process.pid,
       counts: { passed: 0, failed: 0, blocked: 0, skipped: 0 },
     };
-    const handle = await state.deps.store.create(record);
+    const handle = await state.deps.store.create(record).catch((error: unknown) => {
+      checked.plan.close();
+      throw error;
+    });
     const plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
     state.warnings.push(...checked.warnings);
     state.begin(handle, plan).setTools(checked.tools, checked.failures);

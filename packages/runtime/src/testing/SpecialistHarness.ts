@@ -220,7 +220,14 @@ async function runStep(
     ...(options.confirmDestructive ? { confirmDestructive: options.confirmDestructive } : {}),
   });
   runner.setTools(tools);
-  const planned = { story, index: 0, skipped: false, specialists: story.mavenSteps.map(() => specialist.name) };
+  const planned = {
+    story,
+    id: story.id,
+    steps: story.mavenSteps,
+    index: 0,
+    skipped: false,
+    specialists: story.mavenSteps.map(() => specialist.name),
+  };
   const repertoire = [...runner.prepare(planned, index).repertoire];
   const result = await runner.think(planned, index, runMemory(input.memory ?? [], input.recall));
   return {

@@ -7,6 +7,8 @@ import type { Learning, Recall, StoryRecall } from "./RunMemory.js";
 
 /** How many finished stories and learnings a step is shown at most (newest first). */
 export const RECALL_LIMITS = { stories: 20, learnings: 20 } as const;
+/** Finished stories kept for recall: twice what is shown, so a story that fails again leaves enough behind. */
+const KEPT = { stories: 2 * RECALL_LIMITS.stories } as const;
 
 function realOrResolved(file: string): string {
   try {
@@ -23,9 +25,10 @@ function realOrResolved(file: string): string {
  */
 export class StoryMemory {
   readonly root: string;
-  /** Entries read or appended by this instance, by memory file: a file is read once per instance. */
-  readonly #cache = new Map<string, StoryRecall[]>();
-  /** What {@link recall} hands out, by PRD and related PRDs; kept up to date by {@link append}. */
+  /**
+   * What {@link recall} hands out, by PRD and related PRDs; kept up to date by {@link append}. Bounded
+   * (twice the limits), so a run's memory does not grow with its stories.
+   */
   readonly #views = new Map<string, { files: string[]; passed: StoryRecall[]; learnings: Learning[] }>();
   readonly #files = new Map<string, string>();
 
@@ -54,12 +57,12 @@ export class StoryMemory {
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
     const file = this.fileOf(prdFile);
     appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
-    this.#cache.get(file)?.push(entry);
     // The entry is the newest: it goes first (a story's earlier record leaves the passed list).
     for (const view of this.#views.values()) {
       if (view.files[0] === file) {
         view.passed = view.passed.filter((s) => s.storyId !== entry.storyId);
         if (entry.status === "passed") view.passed.unshift(entry);
+        view.passed.length = Math.min(view.passed.length, KEPT.stories);
       }
       if (view.files.includes(file) && entry.learnings.length)
         view.learnings = [
@@ -71,18 +74,9 @@ export class StoryMemory {
     }
   }
 
-  /**
-   * Every recorded story of `prdFile`, oldest first. Read once per instance (a run's steps would
-   * otherwise read a growing file again and again); later appends of this instance are included.
-   */
+  /** Every recorded story of `prdFile`, oldest first, read from its file. */
   entries(prdFile: string): StoryRecall[] {
-    const file = this.fileOf(prdFile);
-    let entries = this.#cache.get(file);
-    if (!entries) {
-      entries = readNdjson(file) as StoryRecall[];
-      this.#cache.set(file, entries);
-    }
-    return entries;
+    return readNdjson(this.fileOf(prdFile)) as StoryRecall[];
   }
 
   /**
@@ -134,7 +128,9 @@ export class StoryMemory {
           for (const text of s.learnings) learnings.push({ prd: s.prd, storyId: s.storyId, text, time: s.time });
       view = {
         files: [prdFile, ...related].map((f) => this.fileOf(f)),
-        passed: newestFirst([...this.latest(prdFile).values()]).filter((s) => s.status === "passed"),
+        passed: newestFirst([...this.latest(prdFile).values()])
+          .filter((s) => s.status === "passed")
+          .slice(0, KEPT.stories),
         learnings: newestFirst(learnings).slice(0, RECALL_LIMITS.learnings),
       };
       this.#views.set(key, view);
