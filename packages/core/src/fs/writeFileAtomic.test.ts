@@ -7,6 +7,15 @@ import { removeStaleTempFiles, writeFileAtomic } from "./writeFileAtomic.js";
 describe("writeFileAtomic", () => {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-atomic-"));
 
+  it("writes parts one after the other, a large part in slices that never split a surrogate pair", () => {
+    const file = join(dir, "parts.txt");
+    // The emoji straddles the 256 KiB slice boundary: split there, it would be written as two U+FFFD.
+    const large = `${"a".repeat(256 * 1024 - 1)}😀${"b".repeat(300 * 1024)}`;
+    const parts = ["head ", "ü", large, "", " tail"];
+    writeFileAtomic(file, parts);
+    expect(readFileSync(file, "utf8")).toBe(parts.join(""));
+  });
+
   it("replaces the content and creates missing parent folders", () => {
     const file = join(dir, "a", "b", "out.json");
     writeFileAtomic(file, "one");

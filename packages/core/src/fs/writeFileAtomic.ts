@@ -33,15 +33,21 @@ const tempName = (file: string, pid: number, n: number) => `.${basename(file)}.$
 /**
  * Replaces a file's content atomically: a temp file in the same folder (created with its parents), then
  * rename. A reader, or a crash at any moment, sees the old content or the new, never half of it; a
- * failed write or rename leaves no temp file behind. Returns false when `beforeRename` said no.
+ * failed write or rename leaves no temp file behind. Returns false when `beforeRename` said no. `data`
+ * may be given as parts, written one after the other (a large file is then never one string).
  */
-export function writeFileAtomic(file: string, data: string, options: WriteFileAtomicOptions = {}): boolean {
+export function writeFileAtomic(
+  file: string,
+  data: string | readonly string[],
+  options: WriteFileAtomicOptions = {},
+): boolean {
   mkdirSync(dirname(file), { recursive: true });
   const temp = join(dirname(file), tempName(file, process.pid, counter++));
   try {
     const fd = openSync(temp, "w", options.mode ?? 0o644);
     try {
-      writeSync(fd, data);
+      if (typeof data === "string") writeSync(fd, data);
+      else writeParts(fd, data);
       if (options.mode !== undefined) fchmodSync(fd, options.mode);
       if (options.fsync) fsyncSync(fd);
     } finally {
@@ -58,6 +64,40 @@ export function writeFileAtomic(file: string, data: string, options: WriteFileAt
     throw error;
   }
 }
+
+/**
+ * Writes parts in order, about {@link PART_BATCH} characters per write: small parts are gathered, a
+ * large one is written a slice at a time (never splitting a surrogate pair), so no copy of the whole
+ * content is made.
+ */
+function writeParts(fd: number, parts: readonly string[]): void {
+  let batch: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (batch.length) writeSync(fd, batch.join(""));
+    batch = [];
+    size = 0;
+  };
+  for (const part of parts) {
+    if (part.length < PART_BATCH) {
+      batch.push(part);
+      size += part.length;
+      if (size >= PART_BATCH) flush();
+      continue;
+    }
+    flush();
+    for (let start = 0; start < part.length; ) {
+      let end = Math.min(start + PART_BATCH, part.length);
+      const last = part.charCodeAt(end - 1);
+      if (end < part.length && last >= 0xd800 && last <= 0xdbff) end--;
+      writeSync(fd, part.slice(start, end));
+      start = end;
+    }
+  }
+  flush();
+}
+
+const PART_BATCH = 256 * 1024;
 
 /**
  * Removes the temp files {@link writeFileAtomic} left beside `file` when its process was killed

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadRoutingTable } from "../routing/RoutingTable.js";
-import { loadPrdFile } from "./loadPrdFile.js";
+import { loadPrdFile, scanPrdFile } from "./loadPrdFile.js";
+import type { Story } from "./PrdSchema.js";
 
 const routing = loadRoutingTable();
 const dir = mkdtempSync(join(tmpdir(), "meshflow-prd-"));
@@ -51,5 +52,36 @@ describe("loadPrdFile", () => {
     expect(loaded.problems).toEqual([]);
     expect(loaded.text).toBe(text);
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("reads a PRD one story at a time with the same stories and problems as the whole load", async () => {
+    const file = join(dir, "scan.json");
+    const story = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      title: `T ${id}`,
+      mavenSteps: [1],
+      priority: 1,
+      ...extra,
+    });
+    const prds = [
+      { project: "P", model: "openai:gpt-x", userStories: [story("a"), story("b", { notes: "n" })] },
+      {
+        project: "",
+        userStories: [story("a"), story("a"), { id: 3 }, "x", story("c", { mavenSteps: [1, 1], mcpTools: { s9: [] } })],
+      },
+      { project: "P", userStories: "none" },
+    ];
+    for (const prd of prds) {
+      writeFileSync(file, JSON.stringify(prd, null, 2));
+      const whole = await loadPrdFile(file, { routing });
+      const seen: Array<{ story: Story; index: number }> = [];
+      const scan = await scanPrdFile(file, { routing }, (story, index) => seen.push({ story, index }));
+      expect(scan.problems).toEqual(whole.problems);
+      if (whole.prd) {
+        const { userStories, ...head } = whole.prd;
+        expect(scan.head).toEqual(head);
+        expect(seen).toEqual(userStories.map((story, index) => ({ story, index })));
+      } else expect(scan.problems.some((p) => p.severity === "error")).toBe(true);
+    }
   });
 });

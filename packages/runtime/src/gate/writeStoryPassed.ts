@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { MeshflowError, removeStaleTempFiles, sha256Hex, writeFileAtomic } from "@meshflow/core";
-import { applyEdits, type FormattingOptions, modify, type ParseError, parse } from "jsonc-parser";
+import { applyEdits, type FormattingOptions, modify, parse, visit } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
@@ -45,9 +46,10 @@ function markWithEdits(text: string, file: string, mark: PassMark): string {
 /** Attempts before a PRD that keeps changing under the write-back is given up on (with an error). */
 export const WRITE_BACK_ATTEMPTS = 8;
 
-/** What identifies one version of the file: its content and inode (a rename-save makes a new one). */
+/** What identifies one version of the file: its content's digest and inode (a rename-save makes a new one). */
 interface Version {
   text: string;
+  digest: string;
   ino: number;
   mode: number;
 }
@@ -56,19 +58,60 @@ function readVersion(file: string): Version {
   const fd = openSync(file, "r");
   try {
     const stat = fstatSync(fd);
-    return { text: readFileSync(fd, "utf8"), ino: stat.ino, mode: stat.mode & 0o7777 };
+    const bytes = readFileSync(fd);
+    return {
+      text: bytes.toString("utf8"),
+      digest: createHash("sha256").update(bytes).digest("hex"),
+      ino: stat.ino,
+      mode: stat.mode & 0o7777,
+    };
   } finally {
     closeSync(fd);
   }
 }
 
+/** True when the file is still what the last write of `cache` left (nobody changed it since). */
+export function unchangedSince(file: string, cache: WriteBackCache): boolean {
+  try {
+    return cache.digest !== undefined && currentVersion(realpathSync(file)).digest === cache.digest;
+  } catch {
+    return false;
+  }
+}
+
+/** The inode and content digest of the file now, read a chunk at a time (no copy of a large PRD). */
+function currentVersion(file: string): { ino: number; digest: string } {
+  const fd = openSync(file, "r");
+  try {
+    const hash = createHash("sha256");
+    const chunk = Buffer.alloc(CHUNK);
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
+    return { ino: fstatSync(fd).ino, digest: hash.digest("hex") };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const CHUNK = 1024 * 1024;
+
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** True when `text` is one whole JSON document (an editor saving in place may be half-way through). */
+/**
+ * True when `text` is one whole JSON document (an editor saving in place may be half-way through),
+ * checked by scanning it without building its value.
+ */
 function complete(text: string): boolean {
-  const errors: ParseError[] = [];
-  parse(text, errors, { allowTrailingComma: true });
-  return errors.length === 0 && text.trim().length > 0;
+  let whole = text.trim().length > 0;
+  visit(
+    text,
+    {
+      onError() {
+        whole = false;
+      },
+    },
+    { allowTrailingComma: true },
+  );
+  return whole;
 }
 
 /**
@@ -86,15 +129,17 @@ export function writeStoriesPassed(
   file: string,
   marks: readonly PassMark[],
   cache?: WriteBackCache,
-): { changed: number } {
-  if (!marks.length) return { changed: 0 };
+): { changed: number; foreign: boolean } {
+  if (!marks.length) return { changed: 0, foreign: false };
   const target = realpathSync(file);
   removeStaleTempFiles(target);
   let failure: unknown;
   for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
     const version = readVersion(target);
-    const trusted = cache?.digest !== undefined && cache.digest === sha256Hex(version.text);
-    let next: { text: string; changed: number } | undefined;
+    const trusted = cache?.digest !== undefined && cache.digest === version.digest;
+    // Someone else wrote the file since this process last did (or during this write).
+    const foreign = attempt > 1 || (cache?.digest !== undefined && !trusted);
+    let next: { parts: string[]; changed: number } | undefined;
     try {
       if (!trusted && !complete(version.text))
         throw new MeshflowError("prd_changed", `${file}: not a whole JSON document (is it being saved?)`);
@@ -103,15 +148,15 @@ export function writeStoriesPassed(
       failure = error;
     }
     if (next) {
-      if (next.text === version.text) return { changed: 0 };
-      const written = writeFileAtomic(target, next.text, {
+      if (!next.changed) return { changed: 0, foreign };
+      const written = writeFileAtomic(target, next.parts, {
         mode: version.mode,
         beforeRename: () => {
-          const now = readVersion(target);
-          return now.ino === version.ino && now.text === version.text;
+          const now = currentVersion(target);
+          return now.ino === version.ino && now.digest === version.digest;
         },
       });
-      if (written) return { changed: next.changed };
+      if (written) return { changed: next.changed, foreign };
       failure = new MeshflowError(
         "prd_changed",
         `${file}: changed by someone else during each of ${WRITE_BACK_ATTEMPTS} attempts to mark ${marks.map((m) => m.storyId).join(", ")} as passed; not marked (\`flow resume\` of the run marks them)`,
@@ -123,16 +168,18 @@ export function writeStoriesPassed(
   throw failure;
 }
 
-/** The PRD text with `marks` applied (only `passes` and `notes` of those stories change). */
+/**
+ * The PRD text with `marks` applied (only `passes` and `notes` of those stories change), as parts to
+ * write one after the other: a large PRD is not copied into one new string.
+ */
 function applyMarks(
   original: string,
   file: string,
   marks: readonly PassMark[],
   cache: WriteBackCache | undefined,
   trusted: boolean,
-): { text: string; changed: number } {
-  let text = original;
-  const fields = trusted && cache ? cache.fields : locateStoryFields(text);
+): { parts: string[]; changed: number } {
+  const fields = trusted && cache ? cache.fields : locateStoryFields(original);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
   for (const mark of marks) {
@@ -141,25 +188,36 @@ function applyMarks(
       slow.push(mark);
       continue;
     }
-    if (text.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
+    if (original.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
     splices.push({ start: f.passes[0], end: f.passes[1], value: "true" });
     splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(joinNote(f.notesValue, mark.note)) });
   }
   splices.sort((a, b) => a.start - b.start);
-  const parts: string[] = [];
+  let parts: string[] = [];
   let at = 0;
   for (const s of splices) {
-    parts.push(text.slice(at, s.start), s.value);
+    parts.push(original.slice(at, s.start), s.value);
     at = s.end;
   }
-  parts.push(text.slice(at));
-  text = parts.join("");
-  for (const mark of slow) text = markWithEdits(text, file, mark);
+  parts.push(original.slice(at));
+  let changed = splices.length / 2;
+  if (slow.length) {
+    // Stories without a `passes` or `notes` field yet: the general path, on the whole text.
+    let text = parts.join("");
+    for (const mark of slow) {
+      const next = markWithEdits(text, file, mark);
+      if (next !== text) changed++;
+      text = next;
+    }
+    parts = [text];
+  }
   if (cache) {
-    cache.digest = sha256Hex(text);
+    const hash = createHash("sha256");
+    for (const part of parts) hash.update(part);
+    cache.digest = hash.digest("hex");
     cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
   }
-  return { text, changed: splices.length / 2 + slow.length };
+  return { parts, changed };
 }
 
 /**
@@ -168,7 +226,7 @@ function applyMarks(
  * file is known by its digest, not kept: a PRD's text would otherwise stay in memory for the whole run.
  */
 export interface WriteBackCache {
-  /** sha256 of the text the last write left. */
+  /** sha256 (hex) of the bytes the last write left. */
   digest?: string | undefined;
   fields?: Map<string, StoryFields> | undefined;
 }

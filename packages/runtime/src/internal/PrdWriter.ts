@@ -1,4 +1,4 @@
-import { type PassMark, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
+import { type PassMark, unchangedSince, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
 
 /**
  * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
@@ -20,6 +20,11 @@ export class PrdWriter {
   /** Every mark written (or tried) so far: {@link close} checks they are all in the file. */
   readonly #written: PassMark[] = [];
   #closing = false;
+  /**
+   * A write gave up, or found the file written by someone else (an editor's save may have dropped an
+   * earlier mark): some marks may be missing from the file whatever it looks like now.
+   */
+  #unsure = false;
   #last = Number.NEGATIVE_INFINITY;
   /** How long the last write took (ms). */
   #cost = 0;
@@ -52,12 +57,15 @@ export class PrdWriter {
     if (!marks.length) return;
     const start = performance.now();
     try {
-      writeStoriesPassed(this.#file, marks, this.#cache);
+      if (writeStoriesPassed(this.#file, marks, this.#cache).foreign) this.#unsure = true;
       this.#written.push(...marks);
     } catch (error) {
       // Tried again when the writer closes; reported only if it still fails then.
       if (this.#closing) this.#onError(error, marks);
-      else this.#written.push(...marks);
+      else {
+        this.#unsure = true;
+        this.#written.push(...marks);
+      }
     } finally {
       this.#last = performance.now();
       this.#cost = this.#last - start;
@@ -67,13 +75,16 @@ export class PrdWriter {
   /**
    * Writes every queued mark, then writes again any earlier mark that is not in the file: one whose
    * write gave up because the file kept changing, or one an editor dropped by saving a copy it had
-   * read before the mark landed (the write-back keeps the editor's save, never overwrites it).
+   * read before the mark landed (the write-back keeps the editor's save, never overwrites it). When
+   * only this writer wrote the file and every write landed, nothing needs reading again.
    * Errors are reported here.
    */
   close(): void {
     this.flush();
     const written = this.#written.splice(0);
-    if (!written.length) return;
+    // Only this process wrote the file, every write landed and the file is still what the last one
+    // left: every mark is in it.
+    if (!written.length || (!this.#unsure && unchangedSince(this.#file, this.#cache))) return;
     delete this.#cache.digest;
     this.#pending = written;
     this.#closing = true;
