@@ -16,7 +16,10 @@ describe("writeStoriesPassed", () => {
       '{\r\n\t"userStories": [\r\n\t\t{"zeta": 1, "id": "A", "notes": "earlier", "passes": false, "x": {"passes": false}},\r\n' +
       '\t\t{"id": "B", "passes": false, "notes": ""}\r\n\t],\r\n\t"trailer": "é ✓"\r\n}\r\n';
     const path = file(text);
-    expect(writeStoriesPassed(path, [{ storyId: "A", note: "Passed in run r1." }])).toEqual({ changed: 1 });
+    expect(writeStoriesPassed(path, [{ storyId: "A", note: "Passed in run r1." }])).toEqual({
+      changed: 1,
+      foreign: false,
+    });
     expect(readFileSync(path, "utf8")).toBe(
       text.replace('"notes": "earlier", "passes": false', '"notes": "earlier Passed in run r1.", "passes": true'),
     );
@@ -30,7 +33,7 @@ describe("writeStoriesPassed", () => {
     const once = readFileSync(path, "utf8");
     expect(JSON.parse(once).userStories[0]).toEqual({ id: "A", passes: true, notes: "n1" });
     expect(once).toContain('\n            "passes": true');
-    expect(writeStoriesPassed(path, [{ storyId: "A", note: "n1" }])).toEqual({ changed: 0 });
+    expect(writeStoriesPassed(path, [{ storyId: "A", note: "n1" }])).toEqual({ changed: 0, foreign: false });
     expect(readFileSync(path, "utf8")).toBe(once);
   });
 
