@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
-import { MeshflowError, removeStaleTempFiles, sha256Hex, writeFileAtomic } from "@meshflow/core";
+import { MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, parse, visit } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 
