@@ -8,7 +8,12 @@ export {
 export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
 export { processAlive } from "./fs/processAlive.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
-export { removeStaleTempFiles, type WriteFileAtomicOptions, writeFileAtomic } from "./fs/writeFileAtomic.js";
+export {
+  type ContentWriter,
+  removeStaleTempFiles,
+  type WriteFileAtomicOptions,
+  writeFileAtomic,
+} from "./fs/writeFileAtomic.js";
 export { canonicalJson, digestOf, sha256Hex } from "./json/canonicalJson.js";
 export {
   checkJsonLimits,
@@ -72,7 +77,7 @@ export {
   planPrd,
   StoryPlanner,
 } from "./plan/planPrd.js";
-export { type LoadedPrd, loadPrdFile, type PrdScan, scanPrdFile } from "./prd/loadPrdFile.js";
+export { type LoadedPrd, loadPrdFile, type PrdScan, type PrdSource, scanPrdFile } from "./prd/loadPrdFile.js";
 export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
 export {
   MAX_STEP,
@@ -90,9 +95,9 @@ export {
   type VerifyCommand,
   VerifyCommandSchema,
 } from "./prd/PrdSchema.js";
+export { PrdSplitter, type SplitElement } from "./prd/PrdSplitter.js";
 export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
-export { type PrdTextParts, splitPrdText } from "./prd/splitPrdText.js";
 export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
 export { OutputBuffer } from "./process/OutputBuffer.js";

@@ -98,7 +98,7 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
   };
 
   return {
-    nameFor(story: Story, prdModel: string | undefined): string | undefined {
+    nameFor(story: Pick<Story, "id" | "model">, prdModel: string | undefined): string | undefined {
       const chosen = chooseModel({ override: options.model, story: story.model, prd: prdModel, fallback });
       return chosen ?? replay?.modelOf(story.id);
     },

@@ -1,4 +1,4 @@
-import type { Story } from "@meshflow/core";
+import type { PrdSource, Story } from "@meshflow/core";
 
 /** One story a run handles, in run order. */
 export interface PlannedStory {
@@ -23,6 +23,11 @@ export interface RunPlan {
   /** The folder `verify` working directories are relative to: the PRD's, or the one a run was given (`StartRunOptions.prdDir`). */
   prdDir: string;
   stories: PlannedStory[];
+  /**
+   * The PRD's bytes as the preflight read them (digest, and where each story is, by PRD position):
+   * while the file is unchanged, the write-back edits the marked stories in a stream.
+   */
+  source?: PrdSource;
   /** Releases what the plan holds (its story file); its stories cannot be read afterwards. */
   close(): void;
 }

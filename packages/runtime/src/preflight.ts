@@ -94,11 +94,9 @@ class FiledStory implements PlannedStory {
     readonly skipped: boolean,
     readonly specialists: string[],
     readonly priority: number,
-    model: string | undefined,
   ) {
     this.#file = file;
     this.#position = position;
-    if (model) this.model = model;
   }
 
   get story(): Story {
@@ -131,25 +129,25 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
   const all: FiledStory[] = [];
   const wanted = input.stories ? new Set(input.stories) : undefined;
   const servers = new Set<string>();
-  const scan = await scanPrdFile(prdFile, { routing, specialists }, (story, index, head) => {
+  /** Stories with a `model` field of their own (the PRD's `model` is known once the scan ends). */
+  const ownModels = new Map<FiledStory, string>();
+  const scan = await scanPrdFile(prdFile, { routing, specialists }, (story, index) => {
     digest.add(story);
     const planned = planner.story(story, index);
-    const model = input.models?.nameFor(story, head?.model);
     const specialistNames = planned.steps.map((st) => st.specialist ?? "");
     const position = file.append(story);
-    all.push(
-      new FiledStory(
-        file,
-        position,
-        story.id,
-        story.mavenSteps,
-        index,
-        planned.skipped,
-        specialistNames,
-        story.priority,
-        model,
-      ),
+    const filed = new FiledStory(
+      file,
+      position,
+      story.id,
+      story.mavenSteps,
+      index,
+      planned.skipped,
+      specialistNames,
+      story.priority,
     );
+    if (story.model) ownModels.set(filed, story.model);
+    all.push(filed);
     if (!planned.skipped && (!wanted || wanted.has(story.id)))
       for (const step of planned.steps) for (const name of step.servers) servers.add(name);
   });
@@ -157,6 +155,11 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
     throw new MeshflowError("prd_invalid", scan.problems.map(formatProblem).join("\n"), {
       details: { problems: scan.problems },
     });
+  if (input.models)
+    for (const filed of all) {
+      const model = input.models.nameFor({ id: filed.id, model: ownModels.get(filed) }, scan.head?.model);
+      if (model) filed.model = model;
+    }
   // Run order: ascending priority, ties in file order.
   const inOrder = [...all].sort((a, b) => a.priority - b.priority || a.index - b.index);
   let order: PlannedStory[] = inOrder;
@@ -190,7 +193,13 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
   }
   const absolute = resolve(prdFile);
   return {
-    plan: { prdFile: absolute, prdDir: dirname(absolute), stories: order, close: () => file.close() },
+    plan: {
+      prdFile: absolute,
+      prdDir: dirname(absolute),
+      stories: order,
+      ...(scan.source ? { source: scan.source } : {}),
+      close: () => file.close(),
+    },
     tools,
     failures,
     prdDigest: digest.value(),

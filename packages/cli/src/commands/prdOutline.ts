@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { PrdGitSchema, splitPrdText } from "@meshflow/core";
+import { closeSync, openSync, readSync } from "node:fs";
+import { PrdGitSchema, PrdSplitter } from "@meshflow/core";
 
 /** What the CLI needs of a story before a run: read leniently, one story at a time. */
 export interface OutlineStory {
@@ -36,19 +36,32 @@ function outlineStory(raw: unknown): OutlineStory | undefined {
 
 /**
  * A PRD's outline, or undefined when the file cannot be read or is not JSON shaped like a PRD. Each
- * story is parsed on its own and only its outline kept, so a PRD of any size costs little memory.
+ * story is parsed on its own and only its outline kept, so a PRD of any size costs little memory;
+ * with `stories: false` no story is parsed (the PRD's own fields only, `stories` empty).
  */
-export function readPrdOutline(file: string): PrdOutline | undefined {
+export function readPrdOutline(file: string, options: { stories?: boolean } = {}): PrdOutline | undefined {
   try {
-    const text = readFileSync(file, "utf8");
-    const parts = splitPrdText(text);
-    if (!parts) return undefined;
-    const head = record(JSON.parse(parts.head));
     const stories: OutlineStory[] = [];
-    for (let i = 0; i < parts.spans.length; i += 2) {
-      const story = outlineStory(JSON.parse(text.slice(parts.spans[i], parts.spans[i + 1])));
+    const withStories = options.stories !== false;
+    const splitter = new PrdSplitter(({ bytes }) => {
+      if (!withStories) return;
+      const story = outlineStory(JSON.parse(bytes.toString("utf8")));
       if (story) stories.push(story);
+    });
+    const fd = openSync(file, "r");
+    try {
+      for (;;) {
+        const chunk = Buffer.allocUnsafe(CHUNK);
+        const read = readSync(fd, chunk, 0, CHUNK, null);
+        if (read === 0) break;
+        splitter.push(chunk.subarray(0, read));
+      }
+    } finally {
+      closeSync(fd);
     }
+    const text = splitter.finish();
+    if (text === undefined) return undefined;
+    const head = record(JSON.parse(text));
     return {
       dependsOn: strings(head.dependsOn),
       ...(typeof head.branchName === "string" ? { branchName: head.branchName } : {}),
@@ -59,6 +72,8 @@ export function readPrdOutline(file: string): PrdOutline | undefined {
     return undefined;
   }
 }
+
+const CHUNK = 1024 * 1024;
 
 /** The outline's stories in run order: ascending priority, ties in file order. */
 export function outlineRunOrder(outline: PrdOutline): OutlineStory[] {

@@ -94,7 +94,9 @@ export async function runPrds(
         throw new MeshflowError("usage", `${given}: no PRD files (prd-*.json, *.prd.json) in this folder`);
       targets = listed.map((p) => ({ file: p.file, dependsOn: p.dependsOn, stories: options.story }));
     } else {
-      const deps = (readPrdOutline(given)?.dependsOn ?? []).map((d) => resolvePath(dirname(given), d));
+      const deps = (readPrdOutline(given, { stories: false })?.dependsOn ?? []).map((d) =>
+        resolvePath(dirname(given), d),
+      );
       targets = [{ file: given, dependsOn: deps, stories: options.story, runId: options.runId }];
     }
   }
@@ -168,8 +170,10 @@ async function runOne(
   output: Output,
 ): Promise<{ code: ExitCode; stories: number }> {
   const { env, parts, recorded } = command;
-  // Only these two fields are kept: the run that follows may be long, and the outline's stories are not needed.
-  const { commit: prdCommit, branchName: branch } = readPrdOutline(target.file) ?? { commit: false };
+  // The PRD's own fields only: the run that follows reads the stories itself.
+  const { commit: prdCommit, branchName: branch } = readPrdOutline(target.file, { stories: false }) ?? {
+    commit: false,
+  };
   const commit = options.commit === true || prdCommit;
   const git = await Git.find(dirname(resolvePath(target.file)));
   if ((commit || options.branch) && !git)

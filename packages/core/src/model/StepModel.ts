@@ -156,7 +156,7 @@ export interface StepModel {
 /** The models of a run, by name; the host (the CLI) decides providers, keys, budgets and cassettes. */
 export interface ModelCatalog {
   /** The model name for a story (`--model`, the story's, the PRD's, `FLOW_MODEL`), or undefined. */
-  nameFor(story: Story, prdModel: string | undefined): string | undefined;
+  nameFor(story: Pick<Story, "id" | "model">, prdModel: string | undefined): string | undefined;
   /** The model of a name from {@link nameFor}. */
   get(name: string): StepModel;
   /** Before the first story: every named model has its key and endpoint (throws `model_unavailable`). */

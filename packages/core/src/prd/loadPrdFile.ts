@@ -1,9 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { type FileHandle, open, readFile } from "node:fs/promises";
 import { MeshflowError } from "../errors/MeshflowError.js";
 import { parseJsonText } from "../json/parseJsonText.js";
 import type { Problem } from "../problems/Problem.js";
 import type { Prd, Story } from "./PrdSchema.js";
-import { splitPrdText } from "./splitPrdText.js";
+import { PrdSplitter } from "./PrdSplitter.js";
 import {
   type PrdHead,
   type PrdValidationContext,
@@ -33,12 +34,13 @@ async function readPrdText(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(cause);
-    throw new MeshflowError("file_not_found", `${file}: cannot read PRD: ${reason}`, {
-      cause,
-      details: { file },
-    });
+    throw unreadable(file, cause);
   }
+}
+
+function unreadable(file: string, cause: unknown): MeshflowError {
+  const reason = (cause as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(cause);
+  return new MeshflowError("file_not_found", `${file}: cannot read PRD: ${reason}`, { cause, details: { file } });
 }
 
 function parsePrdText(file: string, text: string, context: Omit<PrdValidationContext, "file">): LoadedPrd {
@@ -63,43 +65,125 @@ function parsePrdText(file: string, text: string, context: Omit<PrdValidationCon
   return { file, text, prd, problems };
 }
 
+/**
+ * The exact bytes a scan read: their sha256 and where each story is in them, so the write-back can
+ * change a story's fields without reading the whole PRD again (while the file is still these bytes).
+ */
+export interface PrdSource {
+  /** sha256 (hex) of the file's bytes. */
+  digest: string;
+  /** `[start, end)` byte offsets of each `userStories` element, flattened by index: start0, end0, start1, end1, … */
+  spans: number[];
+}
+
 /** A PRD file read one story at a time: its own fields when valid, and every problem. */
 export interface PrdScan {
   file: string;
   head: PrdHead | undefined;
   problems: Problem[];
+  /** Set when the PRD was read story by story (strict JSON shaped like a PRD). */
+  source?: PrdSource;
 }
+
+/** Bytes read at a time: a PRD of any size is read in this much memory plus one story. */
+const CHUNK = 1024 * 1024;
 
 /**
  * Reads and validates a PRD file like {@link loadPrdFile}, handing each valid story to `onStory` (in
- * file order, with the PRD's own fields) instead of keeping them: only one story's value exists at a
- * time, so the memory a PRD needs does not grow with its stories. The caller keeps what it needs of
- * each. The PRD is valid when `problems` has no error (stories already handed over count only then).
+ * file order; the PRD's own fields are in the result) instead of keeping them: the file is read a chunk at a time
+ * and only one story's value exists at a time, so the memory a PRD needs does not grow with its
+ * stories. The caller keeps what it needs of each. The PRD is valid when `problems` has no error
+ * (stories already handed over count only then).
  */
 export async function scanPrdFile(
   file: string,
   context: Omit<PrdValidationContext, "file">,
-  onStory: (story: Story, index: number, head: PrdHead | undefined) => void,
+  onStory: (story: Story, index: number) => void,
 ): Promise<PrdScan> {
-  const text = await readPrdText(file);
-  const parts = splitPrdText(text);
-  if (!parts) {
-    // Not strict JSON or not shaped like a PRD: the whole parse says what is wrong.
-    const loaded = parsePrdText(file, text, context);
-    if (!loaded.prd) return { file, head: undefined, problems: loaded.problems };
-    const { userStories, ...head } = loaded.prd;
-    userStories.forEach((story, index) => {
-      onStory(story, index, head);
-    });
-    return { file, head, problems: loaded.problems };
-  }
-  const { head, problems } = validatePrdHead(JSON.parse(parts.head), file);
   const checker = new StoryChecker({ ...context, file });
-  const { spans } = parts;
-  for (let i = 0; i < spans.length; i += 2) {
-    const story = checker.check(JSON.parse(text.slice(spans[i], spans[i + 1])), i / 2);
-    if (story) onStory(story, i / 2, head);
+  const spans: number[] = [];
+  const hash = createHash("sha256");
+  let handed = 0;
+  let broken: unknown;
+  const splitter = new PrdSplitter(({ bytes, start, end }) => {
+    if (broken !== undefined) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString("utf8"));
+    } catch (error) {
+      // Not JSON: the whole parse below says where.
+      broken = error;
+      return;
+    }
+    const index = spans.length / 2;
+    spans.push(start, end);
+    const story = checker.check(value, index);
+    if (story) {
+      handed++;
+      onStory(story, index);
+    }
+  });
+  await readChunks(file, (chunk) => {
+    hash.update(chunk);
+    if (broken === undefined) splitter.push(chunk);
+  });
+  const headText = broken === undefined ? splitter.finish() : undefined;
+  let head: PrdHead | undefined;
+  const problems: Problem[] = [];
+  if (headText !== undefined) {
+    try {
+      const checked = validatePrdHead(JSON.parse(headText), file);
+      head = checked.head;
+      problems.push(...checked.problems);
+    } catch {
+      // Not JSON around the stories: the whole parse says where.
+      head = undefined;
+      broken = true;
+    }
+  }
+  if (headText === undefined || broken !== undefined) {
+    // Not strict JSON or not shaped like a PRD: the whole parse says what is wrong.
+    const loaded = parsePrdText(file, await readPrdText(file), context);
+    if (handed && loaded.prd)
+      return {
+        file,
+        head: undefined,
+        problems: [
+          {
+            file,
+            path: "$.userStories",
+            message: "could not be read one story at a time: is `userStories` given twice? (JSON keeps only the last)",
+            severity: "error",
+          },
+        ],
+      };
+    if (!loaded.prd) return { file, head: undefined, problems: loaded.problems };
+    const { userStories, ...whole } = loaded.prd;
+    userStories.forEach((story, index) => {
+      onStory(story, index);
+    });
+    return { file, head: whole, problems: loaded.problems };
   }
   problems.push(...checker.problems);
-  return { file, head, problems: sortProblems(problems) };
+  return { file, head, problems: sortProblems(problems), source: { digest: hash.digest("hex"), spans } };
+}
+
+/** Hands the file's bytes to `onChunk` a chunk at a time (each chunk a buffer of its own). */
+async function readChunks(file: string, onChunk: (chunk: Buffer) => void): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, "r");
+  } catch (cause) {
+    throw unreadable(file, cause);
+  }
+  try {
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      onChunk(bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
 }
