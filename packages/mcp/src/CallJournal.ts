@@ -39,5 +39,10 @@ export interface CallJournal {
   finish(key: string, result: ToolResult, durationMs: number): Promise<void>;
   /** Every entry still `started` (outcome unknown). */
   unfinished(): Promise<JournalEntry[]>;
+  /**
+   * The run will not ask for these keys again (their story concluded): a journal may drop what it holds
+   * of them in memory. What it keeps durably is unchanged (a later resume still finds them).
+   */
+  release?(keys: readonly string[]): void;
   close(): Promise<void>;
 }

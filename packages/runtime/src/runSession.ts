@@ -171,9 +171,10 @@ async function resumeAt(
   state.requireRunner().setTools(mode.checked.tools, mode.checked.failures);
   state.warnings.push(...mode.checked.warnings);
   let marked = false;
+  const indexOf = new Map(mode.checked.plan.stories.map((s) => [s.id, s.index]));
   for (const event of await mode.handle.events())
     if (event.type === "story.finished" && event.status === "passed") {
-      state.marks().mark(event.storyId);
+      state.marks().mark(event.storyId, indexOf.get(event.storyId));
       marked = true;
     }
   if (marked) state.marks().flush();

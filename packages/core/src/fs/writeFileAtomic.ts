@@ -27,6 +27,12 @@ export interface WriteFileAtomicOptions {
   beforeRename?: () => boolean;
 }
 
+/**
+ * Content produced in pieces: called with a `write` that appends bytes or text to the new file, so a
+ * large file can be streamed from another without ever being whole in memory.
+ */
+export type ContentWriter = (write: (data: string | Uint8Array) => void) => void;
+
 /** The temp files of this writer are `.<name>.<pid>.<n>.tmp`, so a dead writer's leftovers are known. */
 const tempName = (file: string, pid: number, n: number) => `.${basename(file)}.${pid}.${n}.tmp`;
 
@@ -34,11 +40,12 @@ const tempName = (file: string, pid: number, n: number) => `.${basename(file)}.$
  * Replaces a file's content atomically: a temp file in the same folder (created with its parents), then
  * rename. A reader, or a crash at any moment, sees the old content or the new, never half of it; a
  * failed write or rename leaves no temp file behind. Returns false when `beforeRename` said no. `data`
- * may be given as parts, written one after the other (a large file is then never one string).
+ * may be given as parts, written one after the other (a large file is then never one string), or as a
+ * {@link ContentWriter} that writes it piece by piece.
  */
 export function writeFileAtomic(
   file: string,
-  data: string | readonly string[],
+  data: string | readonly string[] | ContentWriter,
   options: WriteFileAtomicOptions = {},
 ): boolean {
   mkdirSync(dirname(file), { recursive: true });
@@ -47,6 +54,7 @@ export function writeFileAtomic(
     const fd = openSync(temp, "w", options.mode ?? 0o644);
     try {
       if (typeof data === "string") writeSync(fd, data);
+      else if (typeof data === "function") data((piece) => writeAll(fd, piece));
       else writeParts(fd, data);
       if (options.mode !== undefined) fchmodSync(fd, options.mode);
       if (options.fsync) fsyncSync(fd);
@@ -63,6 +71,15 @@ export function writeFileAtomic(
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+/** Writes all of `data` (a write to a file may take less than asked). */
+function writeAll(fd: number, data: string | Uint8Array): void {
+  if (typeof data === "string") {
+    writeSync(fd, data);
+    return;
+  }
+  for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at);
 }
 
 /**

@@ -1,12 +1,16 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
-import { MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { MeshflowError, type PrdSource, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import { applyEdits, type FormattingOptions, modify, parse, visit } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
+import { currentVersion } from "./prdVersion.js";
+import { type IndexedMark, joinNote, streamStoriesPassed } from "./streamStoriesPassed.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
 export interface PassMark {
   storyId: string;
+  /** Its position in `userStories`, when known: lets the write-back edit it in a stream (see {@link WriteBackCache.source}). */
+  index?: number;
   note: string;
 }
 
@@ -18,8 +22,6 @@ function formattingOf(text: string): FormattingOptions {
     eol: text.includes("\r\n") ? "\r\n" : "\n",
   };
 }
-
-const joinNote = (notes: string, note: string) => (notes.trim() ? `${notes.trimEnd()} ${note}` : note);
 
 /** The general path: jsonc-parser edits (also inserts `passes`/`notes` when a story lacks them). */
 function markWithEdits(text: string, file: string, mark: PassMark): string {
@@ -79,21 +81,6 @@ export function unchangedSince(file: string, cache: WriteBackCache): boolean {
   }
 }
 
-/** The inode and content digest of the file now, read a chunk at a time (no copy of a large PRD). */
-function currentVersion(file: string): { ino: number; digest: string } {
-  const fd = openSync(file, "r");
-  try {
-    const hash = createHash("sha256");
-    const chunk = Buffer.alloc(CHUNK);
-    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
-    return { ino: fstatSync(fd).ino, digest: hash.digest("hex") };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const CHUNK = 1024 * 1024;
-
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
@@ -127,12 +114,24 @@ function complete(text: string): boolean {
  */
 export function writeStoriesPassed(
   file: string,
-  marks: readonly PassMark[],
+  batch: readonly PassMark[],
   cache?: WriteBackCache,
 ): { changed: number; foreign: boolean } {
-  if (!marks.length) return { changed: 0, foreign: false };
+  if (!batch.length) return { changed: 0, foreign: false };
+  // A story marked twice in one batch is edited once.
+  const marks = [...new Map(batch.map((m) => [`${m.storyId}\u0000${m.note}`, m])).values()];
   const target = realpathSync(file);
   removeStaleTempFiles(target);
+  const source = cache?.source;
+  if (source && marks.every((m): m is IndexedMark => m.index !== undefined)) {
+    const streamed = streamStoriesPassed(target, marks, source);
+    if (streamed) {
+      if (cache) cache.digest = source.digest;
+      return { changed: streamed.changed, foreign: false };
+    }
+  }
+  // The general path: the story positions the preflight found are no longer known to be right.
+  if (cache) cache.source = undefined;
   let failure: unknown;
   for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
     const version = readVersion(target);
@@ -179,7 +178,7 @@ function applyMarks(
   cache: WriteBackCache | undefined,
   trusted: boolean,
 ): { parts: string[]; changed: number } {
-  const fields = trusted && cache ? cache.fields : locateStoryFields(original);
+  const fields = (trusted && cache?.fields) || locateStoryFields(original);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
   for (const mark of marks) {
@@ -226,9 +225,14 @@ function applyMarks(
  * file is known by its digest, not kept: a PRD's text would otherwise stay in memory for the whole run.
  */
 export interface WriteBackCache {
-  /** sha256 (hex) of the bytes the last write left. */
+  /** sha256 (hex) of the bytes the last write left (or the preflight read). */
   digest?: string | undefined;
   fields?: Map<string, StoryFields> | undefined;
+  /**
+   * The file's bytes as the preflight read them and every write of this process left them: marks
+   * with an `index` are then written in a stream, in constant memory (dropped after a general write).
+   */
+  source?: PrdSource | undefined;
 }
 
 /** The story fields after `splices` (ascending, non-overlapping) were applied. */

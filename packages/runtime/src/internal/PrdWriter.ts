@@ -1,3 +1,4 @@
+import type { PrdSource } from "@meshflow/core";
 import { type PassMark, unchangedSince, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
 
 /**
@@ -29,13 +30,22 @@ export class PrdWriter {
   /** How long the last write took (ms). */
   #cost = 0;
   #timer: NodeJS.Timeout | undefined;
-  readonly #cache: WriteBackCache = {};
+  readonly #cache: WriteBackCache;
 
+  /**
+   * `source`: the file's bytes as the run's preflight read them; while the file stays so, marks with
+   * an index are written in a stream (the writer keeps `source` current as it writes).
+   */
   constructor(
     file: string,
-    options: { intervalMs?: number; onError: (error: unknown, marks: readonly PassMark[]) => void },
+    options: {
+      intervalMs?: number;
+      onError: (error: unknown, marks: readonly PassMark[]) => void;
+      source?: PrdSource | undefined;
+    },
   ) {
     this.#file = file;
+    this.#cache = options.source ? { digest: options.source.digest, source: options.source } : {};
     this.#intervalMs = options.intervalMs ?? 500;
     this.#onError = options.onError;
   }

@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { toMeshflowError } from "@meshflow/core";
+import { type PrdSource, toMeshflowError } from "@meshflow/core";
 import { PrdWriter } from "../internal/PrdWriter.js";
 import type { RunHandle } from "../store/RunStore.js";
 
@@ -9,14 +9,14 @@ import type { RunHandle } from "../store/RunStore.js";
  * warning (the story passed; its `story.finished` event says so and `flow resume` writes it again).
  */
 export class PassMarks {
-  readonly #handle: RunHandle;
-  readonly #prdDir: string;
   readonly #writer: PrdWriter;
+  /** The note every mark of the run adds (one string, however many stories pass). */
+  readonly #note: string;
 
-  constructor(prdFile: string, prdDir: string, handle: RunHandle, warnings: string[]) {
-    this.#handle = handle;
-    this.#prdDir = prdDir;
+  constructor(prdFile: string, prdDir: string, handle: RunHandle, warnings: string[], source?: PrdSource | undefined) {
+    this.#note = `Passed in meshflow run ${handle.runId} (evidence: ${relative(prdDir, handle.evidenceFile)}).`;
     this.#writer = new PrdWriter(prdFile, {
+      source,
       onError: (error, marks) =>
         warnings.push(
           `${prdFile}: could not mark ${marks.map((m) => m.storyId).join(", ")} as passed: ${toMeshflowError(error).message}`,
@@ -24,13 +24,9 @@ export class PassMarks {
     });
   }
 
-  /** Marks a story passed, with a note naming the run and its evidence. */
-  mark(storyId: string): void {
-    const h = this.#handle;
-    this.#writer.mark({
-      storyId,
-      note: `Passed in meshflow run ${h.runId} (evidence: ${relative(this.#prdDir, h.evidenceFile)}).`,
-    });
+  /** Marks a story passed, with a note naming the run and its evidence; `index`: its position in `userStories`. */
+  mark(storyId: string, index?: number): void {
+    this.#writer.mark(index === undefined ? { storyId, note: this.#note } : { storyId, index, note: this.#note });
   }
 
   /** Writes every queued mark now. */

@@ -80,7 +80,7 @@ export class SessionState {
   /** The PRD's pass marks (only the completion gate marks stories, through these). */
   marks(): PassMarks {
     const plan = this.requirePlan();
-    this.#marks ??= new PassMarks(plan.prdFile, plan.prdDir, this.requireHandle(), this.warnings);
+    this.#marks ??= new PassMarks(plan.prdFile, plan.prdDir, this.requireHandle(), this.warnings, plan.source);
     return this.#marks;
   }
 

@@ -40,7 +40,9 @@ export async function concludeStory(state: SessionState, context: ChiefContext):
       gate,
     })),
   );
-  if (status === "passed" && gate?.passed) state.marks().mark(planned.story.id);
+  if (status === "passed" && gate?.passed) state.marks().mark(planned.id, planned.index);
+  // The story's calls are journaled for good; this run will not look them up again.
+  handle.journal.release?.(steps.flatMap((s) => s.calls.map((c) => c.key)));
   state.requireRunner().forget(planned);
   return { type: "CONCLUDED", status, summary };
 }

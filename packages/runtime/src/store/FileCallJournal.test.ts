@@ -33,6 +33,21 @@ describe("FileCallJournal", () => {
     await reopened.close();
   });
 
+  it("release drops finished calls from memory only: a reopened journal still has them, and an open call stays", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
+    const journal = new FileCallJournal(file);
+    await journal.begin({ key: "done", tool: "s__t", argsDigest: "sha256:d" });
+    await journal.finish("done", text("r"), 1);
+    await journal.begin({ key: "open", tool: "s__t", argsDigest: "sha256:o" });
+    journal.release(["done", "open", "never"]);
+    expect(await journal.get("done")).toBeUndefined();
+    expect((await journal.unfinished()).map((e) => e.key)).toEqual(["open"]);
+    await journal.close();
+    const reopened = new FileCallJournal(file);
+    expect(await reopened.get("done")).toMatchObject({ state: "finished", result: text("r") });
+    await reopened.close();
+  });
+
   it("cuts a torn last line when it opens, so the next line and the next reading are whole", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
     const journal = new FileCallJournal(file);

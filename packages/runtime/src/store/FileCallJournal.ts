@@ -29,7 +29,7 @@ const CHUNK = 64 * 1024;
  * call is submitted, a `finished` line with the result after. Lines are written with one `write(2)`
  * each, so a killed process leaves at most a torn last line, which opening cuts. Memory holds an
  * index (key → where its lines are), never the entries: a call's entry and result are read back from
- * the file when it is replayed.
+ * the file when it is replayed; the entries of a concluded story's calls are dropped ({@link release}).
  */
 export class FileCallJournal implements CallJournal {
   readonly #file: string;
@@ -171,6 +171,11 @@ export class FileCallJournal implements CallJournal {
 
   async finish(key: string, result: ToolResult, durationMs: number): Promise<void> {
     this.#append({ state: "finished", key, result, durationMs, at: new Date().toISOString() });
+  }
+
+  /** Drops the index entries of finished calls (an unfinished one stays, so `unfinished()` still reports it). */
+  release(keys: readonly string[]): void {
+    for (const key of keys) if ((this.#entries.get(key)?.finished ?? -1) >= 0) this.#entries.delete(key);
   }
 
   async unfinished(): Promise<JournalEntry[]> {

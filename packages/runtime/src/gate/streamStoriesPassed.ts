@@ -1,0 +1,154 @@
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { type PrdSource, writeFileAtomic } from "@meshflow/core";
+import type { Span } from "./locateStoryFields.js";
+import { objectMembers } from "./objectMembers.js";
+import { currentVersion } from "./prdVersion.js";
+
+/** A mark whose story's position in the PRD (`userStories` index) is known. */
+export interface IndexedMark {
+  storyId: string;
+  index: number;
+  note: string;
+}
+
+/** Bytes copied at a time from the PRD to its replacement. */
+const CHUNK = 1024 * 1024;
+
+/**
+ * Marks stories passed in a PRD whose bytes are still those of `source`, in a stream: the file is
+ * copied to its replacement a chunk at a time, and only the marked stories' bytes (found by
+ * `source.spans`) are read whole and edited, so a PRD of any size is rewritten in constant memory.
+ * The copy is hashed as it is read, and the replacement is renamed over the file only when that
+ * hash is `source.digest` and the file is still the same inode with the same digest right before
+ * the rename. On success `source` describes the new file (its digest and shifted spans).
+ *
+ * Returns undefined, leaving the file as it is, when the file is not the version `source` describes
+ * or a marked story's bytes are not what they should be (its id, or no `passes`/`notes` field): the
+ * caller then takes the general path.
+ */
+export function streamStoriesPassed(
+  file: string,
+  marks: readonly IndexedMark[],
+  source: PrdSource,
+): { changed: number } | undefined {
+  const { spans } = source;
+  const ordered = [...new Map(marks.map((m) => [m.index, m])).values()].sort((a, b) => a.index - b.index);
+  if (ordered.some((m) => !(m.index >= 0 && 2 * m.index + 1 < spans.length))) return undefined;
+  const fd = openSync(file, "r");
+  try {
+    const stat = fstatSync(fd);
+    const read = createHash("sha256");
+    const wrote = createHash("sha256");
+    const edits: Array<{ index: number; delta: number }> = [];
+    let faithful = true;
+    const written = writeFileAtomic(
+      file,
+      (write) => {
+        const buffer = Buffer.allocUnsafe(CHUNK);
+        let position = 0;
+        const out = (bytes: Uint8Array) => {
+          write(bytes);
+          wrote.update(bytes);
+        };
+        const copyTo = (end: number) => {
+          while (faithful && position < end) {
+            const got = readSync(fd, buffer, 0, Math.min(CHUNK, end - position), position);
+            if (got <= 0) faithful = false;
+            else {
+              const bytes = buffer.subarray(0, got);
+              read.update(bytes);
+              out(bytes);
+              position += got;
+            }
+          }
+        };
+        for (const mark of ordered) {
+          const start = spans[2 * mark.index] as number;
+          const end = spans[2 * mark.index + 1] as number;
+          copyTo(start);
+          if (!faithful || end > stat.size) {
+            faithful = false;
+            return;
+          }
+          const bytes = Buffer.allocUnsafe(end - start);
+          if (readSync(fd, bytes, 0, bytes.length, start) !== bytes.length) {
+            faithful = false;
+            return;
+          }
+          read.update(bytes);
+          position = end;
+          const text = bytes.toString("utf8");
+          const next = markStoryText(text, mark);
+          if (next === undefined) {
+            faithful = false;
+            return;
+          }
+          if (next === text) out(bytes);
+          else {
+            const edited = Buffer.from(next, "utf8");
+            out(edited);
+            edits.push({ index: mark.index, delta: edited.length - bytes.length });
+          }
+        }
+        copyTo(stat.size);
+      },
+      {
+        mode: stat.mode & 0o7777,
+        beforeRename: () => {
+          faithful &&= read.digest("hex") === source.digest;
+          if (!faithful || !edits.length) return false;
+          const now = currentVersion(file);
+          return now.ino === stat.ino && now.digest === source.digest;
+        },
+      },
+    );
+    if (!faithful) return undefined;
+    if (!written) return edits.length ? undefined : { changed: 0 };
+    source.digest = wrote.digest("hex");
+    shiftSpans(spans, edits);
+    return { changed: edits.length };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Moves the spans after edits (ascending by index) by the bytes each edit added or removed. */
+function shiftSpans(spans: number[], edits: ReadonlyArray<{ index: number; delta: number }>): void {
+  let shift = 0;
+  let next = 0;
+  for (let i = 0; 2 * i < spans.length; i++) {
+    spans[2 * i] = (spans[2 * i] as number) + shift;
+    const edit = edits[next];
+    if (edit?.index === i) {
+      shift += edit.delta;
+      next++;
+    }
+    spans[2 * i + 1] = (spans[2 * i + 1] as number) + shift;
+  }
+}
+
+/** A story's notes with a run's note joined (a space between, none when the notes were empty). */
+export const joinNote = (notes: string, note: string): string => (notes.trim() ? `${notes.trimEnd()} ${note}` : note);
+
+/**
+ * The story's JSON text with `passes` set to true and the mark's note joined to its `notes` (the text
+ * itself when both are already so); undefined when the text is not that story or lacks either field.
+ */
+export function markStoryText(story: string, mark: IndexedMark): string | undefined {
+  const members = objectMembers(story);
+  const id = members?.get("id");
+  const passes = members?.get("passes");
+  const notes = members?.get("notes");
+  if (!id || !passes || !notes) return undefined;
+  const value = (span: Span): unknown => JSON.parse(story.slice(span[0], span[1]));
+  const notesValue = value(notes);
+  if (value(id) !== mark.storyId || typeof notesValue !== "string") return undefined;
+  const [ps, pe] = passes;
+  const [ns, ne] = notes;
+  if (story.slice(ps, pe) === "true" && notesValue.includes(mark.note)) return story;
+  const joined = JSON.stringify(joinNote(notesValue, mark.note));
+  return ps < ns
+    ? `${story.slice(0, ps)}true${story.slice(pe, ns)}${joined}${story.slice(ne)}`
+    : `${story.slice(0, ns)}${joined}${story.slice(ne, ps)}true${story.slice(pe)}`;
+}
