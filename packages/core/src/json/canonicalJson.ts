@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 
 /**
  * JSON with object keys sorted at every level, so equal values always give equal text whatever order
@@ -23,9 +23,12 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/** Node's one-shot digest (Node ≥ 20.12): several times cheaper than a hash object for short texts. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+
 /** sha256 (hex) of a text. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return oneShot ? oneShot("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
 }
 
 /** `sha256:<hex>` of a value's canonical JSON: how arguments and results appear in events and evidence. */

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JsonRpcLineReader } from "./JsonRpcLineReader.js";
 
 /** What {@link DetachedStdioTransport} starts. */
 export interface DetachedStdioParameters {
@@ -43,7 +44,7 @@ export class DetachedStdioTransport implements Transport {
   /** The server's stderr, available before {@link start} so no early line is lost. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer = new JsonRpcLineReader();
   private readonly params: DetachedStdioParameters;
   private spawned: number | undefined;
 
