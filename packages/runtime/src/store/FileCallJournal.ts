@@ -39,12 +39,8 @@ export class FileCallJournal implements CallJournal {
   /** Bytes in the file, where the next line starts. */
   #size = 0;
 
-  readonly #beforeWrite: () => void;
-
-  /** `beforeWrite` runs before each line is written (the run store flushes its events there). */
-  constructor(file: string, beforeWrite: () => void = () => {}) {
+  constructor(file: string) {
     this.#file = file;
-    this.#beforeWrite = beforeWrite;
     if (existsSync(file)) this.#scan();
   }
 
@@ -121,7 +117,6 @@ export class FileCallJournal implements CallJournal {
   }
 
   #append(line: Line): void {
-    this.#beforeWrite();
     this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
     const text = `${JSON.stringify(line)}\n`;
     writeSync(this.#fd, text);

@@ -40,6 +40,9 @@ export function newRunId(now = new Date()): string {
 /** Mode of every file of a run: tool results are kept verbatim and may contain secrets. */
 const OWNER_ONLY = 0o600;
 
+/** Longest an appended event waits before it is written (a snapshot writes it sooner). */
+const EVENT_FLUSH_MS = 100;
+
 /** Snapshot log size past which it is compacted to its last line. */
 const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
 
@@ -182,6 +185,7 @@ class FileRunHandle implements RunHandle {
   #snapshots: number | undefined;
   #snapshotBytes = 0;
   #pendingEvents = "";
+  #flushTimer: NodeJS.Timeout | undefined;
   readonly #snapshotFile: string;
   readonly #releaseLocks: () => void;
 
@@ -192,7 +196,7 @@ class FileRunHandle implements RunHandle {
     this.#record = record;
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
-    this.journal = new FileCallJournal(join(dir, "journal.ndjson"), () => this.flushEvents());
+    this.journal = new FileCallJournal(join(dir, "journal.ndjson"));
     this.#events = openSync(join(dir, "events.ndjson"), "a", OWNER_ONLY);
     const snapshots = join(dir, "snapshot.ndjson");
     this.#snapshotFile = snapshots;
@@ -238,13 +242,18 @@ class FileRunHandle implements RunHandle {
 
   appendEvent(event: RunEvent): void {
     this.#pendingEvents += `${JSON.stringify(event)}\n`;
+    this.#flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS).unref();
   }
 
   /**
-   * Events are written in batches, before anything that depends on them is (a snapshot, a journal
-   * line) and when the run closes, so the events file is never behind the snapshot or the journal.
+   * Events are written in batches: before a snapshot (a resume relies on the events of every state it
+   * restores: a story's `story.finished` is how its pass mark is written again), at most
+   * {@link EVENT_FLUSH_MS} after they were appended (a step with a slow tool is seen calling it), and
+   * when the run closes.
    */
   flushEvents(): void {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
     if (!this.#pendingEvents) return;
     writeSync(this.#events, this.#pendingEvents);
     this.#pendingEvents = "";

@@ -14,7 +14,8 @@ export interface RunHandle {
   updateRecord(patch: Partial<RunRecord>): void;
   /**
    * Appends an event; events of one run keep their order. Implementations may buffer, but must write
-   * pending events before a snapshot or a journal line, so the events are never behind either.
+   * pending events before a snapshot (a resume relies on the events of every state it restores) and
+   * soon after they were appended (whoever watches the run sees it as it goes).
    */
   appendEvent(event: RunEvent): void;
   /** Every event recorded so far, in order. */

@@ -23,6 +23,8 @@ export interface ProgressEntry {
  */
 export class ProgressLog {
   readonly file: string;
+  /** This log appended to the file already (it has its title and folder). */
+  #started = false;
 
   constructor(prdFile: string) {
     this.file = progressFileOf(prdFile);
@@ -31,7 +33,8 @@ export class ProgressLog {
   /** Appends one story's section (the file starts with a title when new). */
   append(entry: StoryRecall): void {
     const lines: string[] = [];
-    if (!existsSync(this.file)) lines.push(`# Progress of ${basename(entry.prd)}`, "");
+    const fresh = !this.#started && !existsSync(this.file);
+    if (fresh) lines.push(`# Progress of ${basename(entry.prd)}`, "");
     lines.push(
       `## ${MARK[entry.status] ?? "?"} ${entry.storyId} ${entry.title} (${entry.status})`,
       "",
@@ -43,8 +46,9 @@ export class ProgressLog {
     if (entry.commit) lines.push(`- commit: ${entry.commit.slice(0, 12)}`);
     if (entry.learnings.length) lines.push("- learnings:", ...entry.learnings.map((l) => `  - ${oneLine(l)}`));
     lines.push("", "");
-    mkdirSync(dirname(this.file), { recursive: true });
+    if (!this.#started) mkdirSync(dirname(this.file), { recursive: true });
     appendFileSync(this.file, lines.join("\n"));
+    this.#started = true;
   }
 
   /** The last `n` entries, newest last. */
@@ -71,6 +75,7 @@ export class ProgressLog {
     mkdirSync(folder, { recursive: true });
     const target = join(folder, `${now.toISOString().replace(/[:.]/g, "-")}-${basename(this.file)}`);
     renameSync(this.file, target);
+    this.#started = false;
     return target;
   }
 }

@@ -31,6 +31,7 @@ export class StoryMemory {
    */
   readonly #views = new Map<string, { files: string[]; passed: StoryRecall[]; learnings: Learning[] }>();
   readonly #files = new Map<string, string>();
+  #rootMade = false;
 
   /** `storeRoot`: the run store's folder (e.g. `.flow`). */
   constructor(storeRoot: string) {
@@ -54,7 +55,8 @@ export class StoryMemory {
 
   /** Records a concluded story of `prdFile`. */
   append(prdFile: string, entry: StoryRecall): void {
-    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    if (!this.#rootMade) mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    this.#rootMade = true;
     const file = this.fileOf(prdFile);
     appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     // The entry is the newest: it goes first (a story's earlier record leaves the passed list).
