@@ -9,6 +9,8 @@ import {
   type ToolDescriptor,
 } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/mcp";
+import { Asking } from "../consult/Asking.js";
+import { type ConsultFrame, type ConsultSink, eventSink } from "../consult/ConsultFrame.js";
 import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { defaultThink } from "../specialists/scriptedThenModel.js";
@@ -43,6 +45,18 @@ export interface StepResult {
   verified?: VerifiedCommand[];
   /** The step's calls that may have written (see `CallLog.writes`); absent when none did. */
   writes?: CallWrite[];
+  /** The consultations the step asked for (`ctx.consult`), in the order they ended; absent when none. */
+  consults?: ConsultRecord[];
+}
+
+/** A consultation of a step, as its result and evidence keep it. */
+export interface ConsultRecord {
+  id: string;
+  specialist: string;
+  question: string;
+  status: StepStatus;
+  summary: string;
+  calls: number;
 }
 
 interface Prepared extends PreparedStep {
@@ -66,6 +80,8 @@ export interface StepRunnerDeps {
   confirmDestructive?: ConfirmDestructive;
   /** The run's models; a story with a model name (see `PlannedStory.model`) gets `ctx.model`. */
   models?: ModelCatalog;
+  /** Where consultations are reported (default: their events, emitted). */
+  consults?: ConsultSink;
 }
 
 const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
@@ -123,6 +139,11 @@ export class StepRunner {
     while (this.#inFlight.size) await Promise.allSettled([...this.#inFlight]);
   }
 
+  /** Whether a specialist of that name is loaded. */
+  knows(name: string): boolean {
+    return this.#deps.specialists.has(name);
+  }
+
   /** Forgets what was prepared for a story (it has concluded). */
   forget(planned: PlannedStory): void {
     for (let i = 0; i < planned.story.mavenSteps.length; i++) this.#prepared.delete(`${planned.story.id}#${i}`);
@@ -133,15 +154,14 @@ export class StepRunner {
     const id = `${planned.story.id}#${stepIndex}`;
     let prepared = this.#prepared.get(id);
     if (!prepared) {
-      prepared = this.#prepare(planned, stepIndex);
+      prepared = this.#prepare(planned, stepIndex, planned.specialists[stepIndex] ?? "");
       this.#prepared.set(id, prepared);
     }
     return prepared;
   }
 
-  #prepare(planned: PlannedStory, stepIndex: number): Prepared {
+  #prepare(planned: PlannedStory, stepIndex: number, name: string): Prepared {
     const step = planned.story.mavenSteps[stepIndex] ?? 0;
-    const name = planned.specialists[stepIndex] ?? "";
     const stepServers = planned.story.mcpTools[stepKey(step)] ?? [];
     const specialistDef = this.#deps.specialists.get(name);
     /** A step that cannot run: no tools, and why. */
@@ -191,8 +211,41 @@ export class StepRunner {
     return found;
   }
   /** Runs one step's think() and returns its outcome; never throws. */
-  async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
-    const prepared = this.prepare(planned, stepIndex);
+  think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
+    return this.#run(planned, stepIndex, memory, this.prepare(planned, stepIndex), undefined);
+  }
+
+  /** Runs a consultation (see {@link consult}): the consulted specialist's think() on the same step; never throws. */
+  runConsultation(
+    planned: PlannedStory,
+    stepIndex: number,
+    memory: readonly StepMemory[],
+    frame: ConsultFrame,
+  ): Promise<StepResult> {
+    const prepared = this.#prepare(planned, stepIndex, frame.specialist);
+    this.#consults().started(frame);
+    return this.#run(planned, stepIndex, memory, prepared, frame).then((result) => {
+      this.#consults().done(frame, {
+        status: result.status,
+        summary: result.summary,
+        calls: result.calls.length,
+        ...(result.tokens ? { tokens: result.tokens } : {}),
+      });
+      return result;
+    });
+  }
+
+  #consults(): ConsultSink {
+    return this.#deps.consults ?? eventSink(this.#deps.runId, this.#deps.emit);
+  }
+
+  async #run(
+    planned: PlannedStory,
+    stepIndex: number,
+    memory: readonly StepMemory[],
+    prepared: Prepared,
+    frame: ConsultFrame | undefined,
+  ): Promise<StepResult> {
     const story = planned.story;
     const step = story.mavenSteps[stepIndex] ?? 0;
     const base = { step, specialist: prepared.specialist };
@@ -226,7 +279,9 @@ export class StepRunner {
       emit: this.#deps.emit,
       signal,
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
+      ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
     };
+    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame);
     const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
     const models = this.#deps.models;
     const model = planned.model && models ? models.get(planned.model) : undefined;
@@ -245,13 +300,28 @@ export class StepRunner {
         this.#inFlight.add(pending);
         void pending.finally(() => this.#inFlight.delete(pending));
       },
+      consult: asking.consult,
+      ...(frame ? { consultation: asking.info(frame) } : {}),
       ...(model
         ? {
             model: (c: StepContext) =>
-              stepModel({ model, scope, specialist, stepPurpose: stepPurpose(step), memory, tokens }, c),
+              stepModel(
+                {
+                  model,
+                  scope,
+                  specialist,
+                  stepPurpose: stepPurpose(step),
+                  memory,
+                  tokens,
+                  consults: asking.allowed(),
+                  ...(frame ? { ask: frame.question, spent: frame.spent } : {}),
+                },
+                c,
+              ),
           }
         : {}),
     });
+    asking.bind(ctx);
     let result: StepOutcome;
     try {
       const returned: unknown = await (specialist.think ?? defaultThink)(ctx);
@@ -282,6 +352,7 @@ export class StepRunner {
       ...(tokens.turns ? { tokens } : {}),
       ...(ctx.verifiedCommands.length ? { verified: ctx.verifiedCommands } : {}),
       ...(log.writes.length ? { writes: log.writes } : {}),
+      ...(asking.records.length ? { consults: asking.records } : {}),
     };
   }
 }
