@@ -292,7 +292,8 @@ export class StepRunner {
       log,
       story,
       specialist: specialistInfo(specialist),
-      scripted: story.calls?.[stepKey(step)] ?? [],
+      // The story's scripted calls are the step's specialist's, never a consulted one's.
+      scripted: frame ? [] : (story.calls?.[stepKey(step)] ?? []),
       config: settings.config,
       memory,
       notes: { info: notes("info"), warn: notes("warn"), learn: notes("learning") },
