@@ -2,7 +2,6 @@ import {
   type ModelCatalog,
   type RunEvent,
   type StepOutcome,
-  type StepStatus,
   stepKey,
   stepPurpose,
   type TokenCount,
@@ -17,47 +16,9 @@ import { defaultThink } from "../specialists/scriptedThenModel.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
 import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
+import { isOutcome, type PreparedStep, type StepResult } from "./StepResult.js";
 import { stepModel } from "./stepModel.js";
-import type { CallEvidence, CallLog, CallScope, CallWrite, ConfirmDestructive } from "./toolCall.js";
-import type { VerifiedCommand } from "./verifiedCommands.js";
-
-/** A step ready to think: its specialist and repertoire. */
-export interface PreparedStep {
-  specialist: string;
-  tools: number;
-  /** Set when the step cannot run at all (unknown specialist, unreachable server). */
-  blocked?: { summary: string; environment: boolean };
-}
-
-/** What one step produced. */
-export interface StepResult {
-  step: number;
-  specialist: string;
-  status: StepStatus;
-  summary: string;
-  calls: CallEvidence[];
-  evidence: unknown[];
-  /** True when the environment (an unreachable server) kept the step from running. */
-  environment?: boolean;
-  /** Tokens the step's model used (absent when no model thought). */
-  tokens?: TokenCount;
-  /** The story's verify commands this step ran through a code_execute call, as the runtime checked them. */
-  verified?: VerifiedCommand[];
-  /** The step's calls that may have written (see `CallLog.writes`); absent when none did. */
-  writes?: CallWrite[];
-  /** The consultations the step asked for (`ctx.consult`), in the order they ended; absent when none. */
-  consults?: ConsultRecord[];
-}
-
-/** A consultation of a step, as its result and evidence keep it. */
-export interface ConsultRecord {
-  id: string;
-  specialist: string;
-  question: string;
-  status: StepStatus;
-  summary: string;
-  calls: number;
-}
+import type { CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
 
 interface Prepared extends PreparedStep {
   stepServers: readonly string[];
@@ -66,6 +27,8 @@ interface Prepared extends PreparedStep {
   repertoireNames: ReadonlySet<string>;
   specialistDef?: Specialist;
 }
+
+export type { ConsultRecord, PreparedStep, StepResult } from "./StepResult.js";
 
 /** What a {@link StepRunner} needs. */
 export interface StepRunnerDeps {
@@ -82,19 +45,6 @@ export interface StepRunnerDeps {
   models?: ModelCatalog;
   /** Where consultations are reported (default: their events, emitted). */
   consults?: ConsultSink;
-}
-
-const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
-
-function isOutcome(value: unknown): value is StepOutcome {
-  const v = value as Partial<StepOutcome> | null;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.status === "string" &&
-    OUTCOME_STATUSES.has(v.status) &&
-    typeof v.summary === "string"
-  );
 }
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);

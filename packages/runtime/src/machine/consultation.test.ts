@@ -62,7 +62,9 @@ describe("the chief analyst's consultations", () => {
     actor.send({ type: "CONSULT_STARTED", consult: outer });
     actor.send({ type: "CONSULT_STARTED", consult: inner });
     expect(actor.getSnapshot().value).toBe("working");
-    const saved = actor.getPersistedSnapshot() as { children: Record<string, { snapshot: { context: unknown } }> };
+    const saved = actor.getPersistedSnapshot() as unknown as {
+      children: Record<string, { snapshot: { context: unknown } }>;
+    };
     expect(Object.keys(saved.children)).toEqual([outer.id, inner.id]);
     expect(saved.children[inner.id]?.snapshot.context).toEqual(inner);
     expect(describeSaved(JSON.parse(JSON.stringify(saved)))).toBe(`"working" in consultation ${outer.id}, ${inner.id}`);

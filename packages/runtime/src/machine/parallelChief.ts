@@ -169,7 +169,7 @@ export function createParallelChief(services: ParallelServices) {
           STEP_DONE: {
             actions: enqueueActions(({ context, event, enqueue }) => {
               const slot = slotOf(context, event.story);
-              if (!slot || slot.phase !== "working") return;
+              if (slot?.phase !== "working") return;
               const result = event.result;
               const steps = [...slot.steps, result];
               const last = slot.step + 1 >= (services.plan().stories[slot.story]?.steps.length ?? 0);
@@ -206,7 +206,7 @@ export function createParallelChief(services: ParallelServices) {
           GATE_DONE: {
             actions: enqueueActions(({ context, event, enqueue }) => {
               const slot = slotOf(context, event.story);
-              if (!slot || slot.phase !== "gating") return;
+              if (slot?.phase !== "gating") return;
               const gate = event.gate;
               enqueue.emit(events.gateFinished(context.runId, slot.story, gate));
               enqueue.assign({
@@ -223,7 +223,7 @@ export function createParallelChief(services: ParallelServices) {
           CONCLUDED: {
             actions: enqueueActions(({ context, event, enqueue }) => {
               const slot = slotOf(context, event.story);
-              if (!slot || slot.phase !== "concluding") return;
+              if (slot?.phase !== "concluding") return;
               const tokens = sumTokens(slot.steps.map((s) => s.tokens));
               enqueue.emit(events.storyFinished(context.runId, slot.story, event.status, event.summary, tokens));
               enqueue.assign({
