@@ -6,6 +6,7 @@ import { consoleSuite } from "./suites/console.js";
 import { gatewaySuite } from "./suites/gateway.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
+import { parallelSuite } from "./suites/parallel.js";
 import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runMcpSuite } from "./suites/runMcp.js";
@@ -20,6 +21,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   gateway: gatewaySuite,
   mcp: mcpSuite,
   model: modelSuite,
+  parallel: parallelSuite,
   queue: queueSuite,
   resolver: resolverSuite,
   "run-mcp": runMcpSuite,

@@ -51,6 +51,7 @@ export {
   parseModelName,
 } from "./model/ModelName.js";
 export type {
+  BudgetSpent,
   EarlierStep,
   ModelCatalog,
   ModelClaim,

@@ -145,8 +145,12 @@ export class ModelLoop implements StepModel {
     const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
     const calls: ModelClaim["calls"] = [];
     const where = `${task.storyId} step ${task.step}`;
-    const deadline = budgets.stepTimeoutMs > 0 ? Date.now() + budgets.stepTimeoutMs : Number.POSITIVE_INFINITY;
-    const timeout = budgets.stepTimeoutMs > 0 ? AbortSignal.timeout(budgets.stepTimeoutMs) : undefined;
+    // Shared with the step that consulted this loop, if any: turns, tokens and time count for both.
+    const spent = io.spent ?? { turns: 0, tokens: 0 };
+    if (budgets.stepTimeoutMs > 0) spent.deadline ??= Date.now() + budgets.stepTimeoutMs;
+    const deadline = spent.deadline ?? Number.POSITIVE_INFINITY;
+    const timeout =
+      spent.deadline === undefined ? undefined : AbortSignal.timeout(Math.max(1, spent.deadline - Date.now()));
     const signal = timeout ? AbortSignal.any([io.signal, timeout]) : io.signal;
     const stop = (status: StepStatus, code: ModelStopCode, summary: string): ModelClaim => ({
       status,
@@ -161,16 +165,15 @@ export class ModelLoop implements StepModel {
 
     for (let turn = 1; ; turn++) {
       if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${used()})`);
-      if (turn > budgets.maxTurns)
+      if (spent.turns >= budgets.maxTurns)
         return stop("blocked", "budget_exhausted", `--max-turns ${budgets.maxTurns} reached (${used()})`);
-      if (budgets.maxStepTokens > 0 && usage.inputTokens + usage.outputTokens >= budgets.maxStepTokens)
+      if (budgets.maxStepTokens > 0 && spent.tokens >= budgets.maxStepTokens)
         return stop("blocked", "budget_exhausted", `--max-step-tokens ${budgets.maxStepTokens} reached (${used()})`);
       if (Date.now() >= deadline)
         return stop("blocked", "budget_exhausted", `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`);
 
       const request: ChatRequest = { system, messages, tools };
-      if (budgets.maxStepTokens > 0)
-        request.maxOutputTokens = Math.max(1, budgets.maxStepTokens - usage.inputTokens - usage.outputTokens);
+      if (budgets.maxStepTokens > 0) request.maxOutputTokens = Math.max(1, budgets.maxStepTokens - spent.tokens);
       const digest = digests.of(messages);
       const recorded = await io.turns.get(turn);
       let response: ModelResponse;
@@ -217,6 +220,8 @@ export class ModelLoop implements StepModel {
       usage.turns += 1;
       usage.inputTokens += response.usage.inputTokens;
       usage.outputTokens += response.usage.outputTokens;
+      spent.turns += 1;
+      spent.tokens += response.usage.inputTokens + response.usage.outputTokens;
       io.onTurn({
         turn,
         provider: this.#chat.provider,

@@ -28,7 +28,13 @@ export {
 export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
 export { RunEnvironment, type RunEnvironmentOptions, type RunParts } from "./RunEnvironment.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
-export { effectiveStatus, type StepReport, type StoryReport, storyReports } from "./report/storyReports.js";
+export {
+  type ConsultReport,
+  effectiveStatus,
+  type StepReport,
+  type StoryReport,
+  storyReports,
+} from "./report/storyReports.js";
 export {
   type RunDependencies,
   type RunSession,

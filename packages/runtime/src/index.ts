@@ -6,6 +6,12 @@
 export { z } from "zod";
 export type { CallEvidence } from "./internal/toolCall.js";
 export {
+  type ConsultAnswer,
+  type ConsultationInfo,
+  type ConsultOptions,
+  MAX_CONSULT_DEPTH,
+} from "./specialists/Consultation.js";
+export {
   defineSpecialist,
   type Specialist,
   type SpecialistDefinition,

@@ -7,10 +7,14 @@ import {
   toMeshflowError,
 } from "@meshflow/core";
 import type { ConfirmDestructive } from "./internal/toolCall.js";
-import { createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
+import { type ChiefAnalyst, createChiefAnalyst, type RunCounts } from "./machine/chiefAnalyst.js";
+import { describeSaved } from "./machine/consultation.js";
+import { createParallelChief, type ParallelChief } from "./machine/parallelChief.js";
 import { preflightRun } from "./preflight.js";
 import { driveMachine } from "./session/driveMachine.js";
+import { driveParallel } from "./session/driveParallel.js";
 import { endFailed, endRun } from "./session/endRun.js";
+import { machineConsults } from "./session/machineConsults.js";
 import { PersistedActor } from "./session/PersistedActor.js";
 import type { PersistedRun, SessionMode } from "./session/SessionMode.js";
 import { SessionState } from "./session/SessionState.js";
@@ -51,8 +55,10 @@ export interface StartRunOptions {
   /** Only these story ids. */
   stories?: string[];
   failFast?: boolean;
+  /** Stories at most in progress at once (`flow run --parallel`); default 1, one after another. */
+  parallel?: number;
   /** Recorded so `flow resume` can rebuild the same environment. */
-  record: Omit<RunOptions, "failFast" | "stories">;
+  record: Omit<RunOptions, "failFast" | "stories" | "parallel">;
 }
 
 /** How a run ended. `refused`: it could not start (invalid PRD, unreachable server…), see `error`. */
@@ -122,22 +128,32 @@ async function runMachine(deps: RunDependencies, mode: SessionMode): Promise<Run
   const state = new SessionState(deps, runId);
   if (mode.kind === "resume") state.begin(mode.handle, mode.checked.plan);
 
-  const machine = createChiefAnalyst({
+  const services = {
     plan: () => state.requirePlan(),
     failFast: mode.kind === "start" ? mode.options.failFast === true : mode.handle.record().options.failFast,
-    describeStep: (story, step) => {
+    describeStep: (story: number, step: number) => {
       const prepared = state.requireRunner().prepare(state.storyOf(story), step);
       return { specialist: prepared.specialist, tools: prepared.tools };
     },
-  });
+  };
+  const parallel = mode.kind === "start" ? (mode.options.parallel ?? 1) : (mode.handle.record().options.parallel ?? 1);
   const saved = mode.kind === "resume" ? (mode.snapshot as PersistedRun | undefined) : undefined;
-  const persisted = new PersistedActor(state, machine, saved);
+  // One story at a time (the default) keeps the flat machine: its transitions are the cheapest.
+  const persisted =
+    parallel > 1
+      ? new PersistedActor(state, createParallelChief({ ...services, parallel }), saved)
+      : new PersistedActor(state, createChiefAnalyst(services), saved);
+  state.consults = machineConsults(persisted);
 
   if (mode.kind === "resume") await resumeAt(state, mode, saved);
   persisted.actor.start();
   if (saved) persisted.send({ type: "RESUME" });
-  const done = driveMachine(state, mode, persisted)
-    .then(() => endRun(state, persisted))
+  const drive =
+    parallel > 1
+      ? driveParallel(state, mode, persisted as PersistedActor<ParallelChief>)
+      : driveMachine(state, mode, persisted as PersistedActor<ChiefAnalyst>);
+  const done = drive
+    .then(() => endRun(state, persisted as PersistedActor<ChiefAnalyst>))
     .catch((error: unknown) => endFailed(state, persisted.actor.getSnapshot().context, toMeshflowError(error)))
     .catch(
       (error: unknown): RunSummary => ({
@@ -183,6 +199,6 @@ async function resumeAt(
     time: new Date().toISOString(),
     runId: state.runId,
     prd: mode.checked.plan.prdFile,
-    state: saved ? JSON.stringify(saved.value) : "start",
+    state: describeSaved(saved),
   });
 }

@@ -22,6 +22,8 @@ import { resumedHooks, runPrds, type WorkflowFlags } from "./runPrds.js";
 export interface RunCommandOptions extends RunFlags, WorkflowFlags {
   story?: string[];
   failFast?: boolean;
+  /** Stories at most in progress at once (default 1). */
+  parallel?: number;
   dryRun?: boolean;
   runId?: string;
 }

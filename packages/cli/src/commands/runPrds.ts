@@ -175,6 +175,11 @@ async function runOne(
     commit: false,
   };
   const commit = options.commit === true || prdCommit;
+  if (commit && (options.parallel ?? 1) > 1)
+    throw new MeshflowError(
+      "usage",
+      `${target.file}: --commit commits each story's changed files, which stories side by side would mix; run it without --parallel`,
+    );
   const git = await Git.find(dirname(resolvePath(target.file)));
   if ((commit || options.branch) && !git)
     throw new MeshflowError("usage", `${target.file} is not in a git repository: --commit and --branch need one`);
@@ -212,6 +217,7 @@ async function runOne(
       runId: target.runId,
       stories: target.stories,
       failFast: options.failFast === true,
+      ...(options.parallel ? { parallel: options.parallel } : {}),
       record: {
         mcpConfig: env.mcpConfig.file ? resolvePath(env.mcpConfig.file) : undefined,
         routing: options.routing ? resolvePath(options.routing) : undefined,

@@ -25,6 +25,10 @@ export function printStories(output: Output, stories: readonly StoryReport[], c:
       output.out(
         `    ${statusMark(step.status, c)} step ${step.step} ${step.specialist} · ${plural(step.calls, "call")} · ${step.status}${step.summary ? `: ${firstLine(step.summary)}` : ""}${tokens(step.tokens)}`,
       );
+      for (const k of step.consults ?? [])
+        output.out(
+          `    ${"  ".repeat(k.depth)}${statusMark(k.status, c)} consult ${k.specialist} (asked by ${k.by}: ${firstLine(k.question)}) · ${plural(k.calls, "call")} · ${k.status}${k.summary ? `: ${firstLine(k.summary)}` : ""}`,
+        );
       for (const r of step.refusals)
         output.out(`        ${c.yellow(`refused ${r.tool}: ${coded(r.code, r.message)}`)}`);
     }

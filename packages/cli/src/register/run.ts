@@ -39,6 +39,12 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
   )
     .option("--story <id...>", "run only these stories")
     .option("--fail-fast", "start no further story after one fails or is blocked")
+    .addOption(
+      new Option(
+        "--parallel <n>",
+        "run up to n stories at once, in this process: stories of the same priority that do not dependsOn one another; each story's steps stay in order (default 1; flow resume keeps it; not with --commit)",
+      ).argParser(positiveInt("--parallel")),
+    )
     .option(
       "--dry-run",
       "resolve every scripted call against the discovered repertoires and size each model request; call nothing",

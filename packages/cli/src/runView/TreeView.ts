@@ -15,6 +15,19 @@ interface LiveStep {
   status?: StepStatus;
   summary?: string;
   refusals: string[];
+  /** Consultations the step asked for, nested ones after their asker (by depth). */
+  consults: LiveConsult[];
+}
+
+interface LiveConsult {
+  id: string;
+  specialist: string;
+  by: string;
+  depth: number;
+  started: number;
+  calls: number;
+  status?: StepStatus;
+  summary?: string;
 }
 
 interface LiveStory {
@@ -26,13 +39,15 @@ interface LiveStory {
 }
 
 /**
- * The live tree of `flow run` on a TTY: the current story with its steps (spinner, elapsed time,
- * tool-call count) redrawn in place; finished stories stay above as one block each.
+ * The live tree of `flow run` on a TTY: the stories in progress (one, or several with `--parallel`)
+ * with their steps and the steps' consultations (spinner, elapsed time, tool-call count) redrawn in
+ * place; finished stories stay above as one block each.
  */
 export class TreeView {
   readonly #write: (text: string) => void;
   readonly #c: Colors;
-  #story: LiveStory | undefined;
+  /** Stories in progress, by id, in the order they started. */
+  readonly #stories = new Map<string, LiveStory>();
   #drawn = 0;
   #frame = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -62,11 +77,13 @@ export class TreeView {
   }
 
   onEvent(event: RunEvent): void {
-    const story = this.#story;
-    const step = story?.steps.at(-1);
+    const story = "storyId" in event ? this.#stories.get(event.storyId) : undefined;
+    const step = story && "step" in event ? story.steps.findLast((s) => s.step === event.step) : undefined;
+    const consult =
+      step && "consult" in event && event.consult ? step.consults.find((k) => k.id === event.consult) : undefined;
     switch (event.type) {
       case "story.started":
-        this.#story = { id: event.storyId, started: Date.now(), steps: [] };
+        this.#stories.set(event.storyId, { id: event.storyId, started: Date.now(), steps: [] });
         break;
       case "step.started":
         story?.steps.push({
@@ -77,10 +94,27 @@ export class TreeView {
           turns: 0,
           tokens: 0,
           refusals: [],
+          consults: [],
         });
         break;
+      case "consult.started":
+        step?.consults.push({
+          id: event.consult,
+          specialist: event.specialist,
+          by: event.by,
+          depth: event.depth,
+          started: Date.now(),
+          calls: 0,
+        });
+        break;
+      case "consult.done": {
+        const done = step?.consults.find((k) => k.id === event.consult);
+        if (done) Object.assign(done, { status: event.status, summary: event.summary, calls: event.calls });
+        break;
+      }
       case "tool.called":
-        if (step) step.calls++;
+        if (consult) consult.calls++;
+        else if (step) step.calls++;
         break;
       case "tool.refused":
         step?.refusals.push(`${event.tool}: ${event.code}`);
@@ -106,8 +140,8 @@ export class TreeView {
         this.#clear();
         if (!story) this.#write(`${formatEvent(event, this.#c)}\n`);
         else this.#write(`${lines.join("\n")}\n`);
-        this.#story = undefined;
-        return;
+        this.#stories.delete(event.storyId);
+        break;
       }
       default: {
         const line = formatEvent(event, this.#c);
@@ -131,6 +165,13 @@ export class TreeView {
       const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}${turns}`;
       const tail = s.status ? `${s.status}: ${firstLine(s.summary ?? "")}` : elapsed(s.started);
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
+      for (const k of s.consults) {
+        const mark = k.status ? statusMark(k.status, c) : spin;
+        const tail = k.status ? `${k.status}: ${firstLine(k.summary ?? "")}` : elapsed(k.started);
+        lines.push(
+          `  ${"  ".repeat(k.depth)}${mark} consult ${k.specialist} (asked by ${k.by}) · ${k.calls} call${k.calls === 1 ? "" : "s"} · ${tail}`,
+        );
+      }
       for (const r of s.refusals) lines.push(`      ${c.yellow(`refused ${r}`)}`);
     }
     if (story.gate) lines.push(`  ${story.gate[0]}`, ...story.gate.slice(1));
@@ -145,13 +186,15 @@ export class TreeView {
   #redraw(): void {
     this.#frame++;
     this.#clear();
-    if (!this.#story) return;
+    if (!this.#stories.size) return;
     const cols = process.stdout.columns || 120;
     // A line wider than the terminal would wrap and break the redraw: cut it (its colour goes with it).
-    const lines = this.#lines(this.#story).map((l) => {
-      const plain = stripColors(l);
-      return plain.length > cols - 1 ? `${plain.slice(0, cols - 2)}…` : l;
-    });
+    const lines = [...this.#stories.values()]
+      .flatMap((story) => this.#lines(story))
+      .map((l) => {
+        const plain = stripColors(l);
+        return plain.length > cols - 1 ? `${plain.slice(0, cols - 2)}…` : l;
+      });
     this.#write(`${lines.join("\n")}\n`);
     this.#drawn = lines.length;
   }

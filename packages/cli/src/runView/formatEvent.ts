@@ -48,6 +48,10 @@ export function formatEvent(event: RunEvent, c: Colors = plainColors): string | 
       return `${event.storyId} started`;
     case "step.started":
       return `${at(event)} → ${event.specialist} (${plural(event.tools, "tool")})`;
+    case "consult.started":
+      return `${at(event)}   ${"  ".repeat(event.depth - 1)}${event.by} consults ${event.specialist}: ${firstLine(event.question)} ${c.dim(`(${event.consult})`)}`;
+    case "consult.done":
+      return `${at(event)}   ${event.specialist} answered ${statusWord(event.status, c)}: ${firstLine(event.summary)} ${c.dim(`(${plural(event.calls, "call")}, ${event.consult})`)}${withTokens(event.tokens)}`;
     case "tool.called":
       return `${at(event)}   call ${event.tool}${event.destructive ? c.yellow(" [destructive]") : ""} ${c.dim(`(${event.key})`)}`;
     case "tool.result":

@@ -36,6 +36,10 @@ export const ERROR_CODES = [
   // runs, specialists, queue
   "specialist_unknown",
   "specialist_invalid",
+  // specialists consulting each other: not declared, a cycle, deeper than the limit
+  "consult_refused",
+  "consult_cycle",
+  "consult_depth",
   "prd_changed",
   "run_locked",
   "prd_busy",

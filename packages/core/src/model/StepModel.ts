@@ -108,6 +108,17 @@ export interface ModelTurnReport {
   replayed: boolean;
 }
 
+/**
+ * What a step's model loops have used so far. A step and the consultations it asks for share one:
+ * every loop counts its turns and tokens into it and checks its budgets against it.
+ */
+export interface BudgetSpent {
+  turns: number;
+  tokens: number;
+  /** `Date.now()` past which no loop of the step starts a turn (set by the first loop, from `--step-timeout`). */
+  deadline?: number;
+}
+
 /** What the loop may do for a step: call tools (through the runtime), journal turns, report them. */
 export interface ModelStepIO {
   /** `ctx.call`: resolver, middleware, executor, journal. Never throws. */
@@ -118,6 +129,8 @@ export interface ModelStepIO {
   log?(message: string, data?: Record<string, unknown>): void;
   /** Aborted when the run stops. */
   signal: AbortSignal;
+  /** The budget this loop shares with the step that consulted it (absent: a budget of its own). */
+  spent?: BudgetSpent;
 }
 
 /** Why a model step ended without the model's own finishing call. */

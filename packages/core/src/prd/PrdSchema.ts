@@ -66,6 +66,18 @@ export const StorySchema = z
         'Settings per specialist, keyed by its name, merged over the specialist\'s own config, e.g. {"refactor-agent": {"maxLines": 300}}.',
       ),
     model: ModelNameSchema.optional(),
+    consult: z
+      .record(z.string(), z.array(z.string().min(1)))
+      .optional()
+      .describe(
+        'Which specialists each specialist may consult in this story, replacing its own `consults`, e.g. {"development-agent": ["security-agent"]}.',
+      ),
+    dependsOn: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Ids of stories of this PRD that must finish before this one starts (`flow run --parallel` runs stories side by side otherwise).",
+      ),
     priority: z.number().int().min(0).describe("Lower runs first; ties keep file order."),
     passes: z.boolean().default(false).describe("Written true only by the completion gate."),
     notes: z.string().default(""),

@@ -35,10 +35,38 @@ export type RunEvent =
   | (EventBase & { type: "run.resumed"; prd: string; state: string })
   | (EventBase & { type: "story.started"; storyId: string })
   | (EventBase & { type: "step.started"; storyId: string; step: number; specialist: string; tools: number })
+  /** A specialist consulted another on the step (`ctx.consult`); `consult` is the consultation's id. */
+  | (EventBase & {
+      type: "consult.started";
+      storyId: string;
+      step: number;
+      consult: string;
+      /** The consulted specialist. */
+      specialist: string;
+      /** The specialist that asked. */
+      by: string;
+      question: string;
+      /** 1 for a step's consultation, 2 for a consultation's own. */
+      depth: number;
+    })
+  | (EventBase & {
+      type: "consult.done";
+      storyId: string;
+      step: number;
+      consult: string;
+      specialist: string;
+      status: StepStatus;
+      summary: string;
+      /** Tool calls the consultation made. */
+      calls: number;
+      tokens?: TokenCount;
+    })
   | (EventBase & {
       type: "tool.called";
       storyId: string;
       step: number;
+      /** The consultation that made the call (absent for the step's own calls). */
+      consult?: string;
       key: string;
       tool: string;
       argsDigest: string;
@@ -48,6 +76,7 @@ export type RunEvent =
       type: "tool.result";
       storyId: string;
       step: number;
+      consult?: string;
       key: string;
       tool: string;
       isError: boolean;
@@ -60,6 +89,7 @@ export type RunEvent =
       type: "tool.refused";
       storyId: string;
       step: number;
+      consult?: string;
       key?: string;
       tool: string;
       code: ErrorCode;
@@ -73,6 +103,7 @@ export type RunEvent =
         type: "model.turn";
         storyId: string;
         step: number;
+        consult?: string;
         replayed?: boolean;
       })
   | (EventBase & {

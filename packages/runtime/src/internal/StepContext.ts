@@ -1,4 +1,13 @@
-import type { ScriptedCall, StepOutcome, Story, ToolDescriptor, ToolResult, VerifyCommand } from "@meshflow/core";
+import type {
+  BudgetSpent,
+  ScriptedCall,
+  StepOutcome,
+  Story,
+  ToolDescriptor,
+  ToolResult,
+  VerifyCommand,
+} from "@meshflow/core";
+import type { ConsultAnswer, ConsultationInfo, ConsultOptions } from "../specialists/Consultation.js";
 import type {
   SpecialistInfo,
   SpecialistLog,
@@ -22,6 +31,10 @@ export interface StepContextInit {
   memory: readonly StepMemory[];
   notes: SpecialistLog;
   track(call: Promise<ToolResult>): void;
+  /** `ctx.consult`. */
+  consult(specialist: string, question: string, options?: ConsultOptions): Promise<ConsultAnswer>;
+  /** Set when the think() runs as a consultation. */
+  consultation?: ConsultationInfo;
   /** Builds the step's model for this context, when one is configured. */
   model?: (ctx: StepContext) => SpecialistModel;
 }
@@ -42,6 +55,9 @@ export class StepContext implements ThinkContext {
   readonly log: SpecialistLog;
   readonly signal: AbortSignal;
   readonly model?: SpecialistModel;
+  readonly consultation?: ConsultationInfo;
+  /** The model budget of the loop running now (set by `model.work()`), which consultations share. */
+  spent: BudgetSpent | undefined;
   /** The story's verify commands this step ran and the runtime accepted (see {@link verified}). */
   readonly verifiedCommands: VerifiedCommand[] = [];
   readonly #init: StepContextInit;
@@ -58,6 +74,9 @@ export class StepContext implements ThinkContext {
     this.memory = runMemory(init.memory);
     this.log = init.notes;
     this.signal = init.scope.signal;
+    this.spent = undefined;
+    if (init.consultation) this.consultation = init.consultation;
+    this.consult = init.consult;
     // Specialists may pass these around detached (`const { call } = ctx`).
     this.call = this.call.bind(this);
     this.pass = this.pass.bind(this);
@@ -68,6 +87,8 @@ export class StepContext implements ThinkContext {
     this.toolsWith = this.toolsWith.bind(this);
     if (init.model) this.model = init.model(this);
   }
+
+  readonly consult: (specialist: string, question: string, options?: ConsultOptions) => Promise<ConsultAnswer>;
 
   capabilitiesOf(tool: string | ToolDescriptor): readonly string[] {
     const name = typeof tool === "string" ? tool : tool.qualifiedName;

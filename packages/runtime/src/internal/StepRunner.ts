@@ -2,48 +2,23 @@ import {
   type ModelCatalog,
   type RunEvent,
   type StepOutcome,
-  type StepStatus,
   stepKey,
   stepPurpose,
   type TokenCount,
   type ToolDescriptor,
 } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/mcp";
+import { Asking } from "../consult/Asking.js";
+import { type ConsultFrame, type ConsultSink, eventSink } from "../consult/ConsultFrame.js";
 import type { PlannedStory } from "../RunPlan.js";
 import { type Specialist, type StepMemory, specialistInfo } from "../specialists/defineSpecialist.js";
 import { defaultThink } from "../specialists/scriptedThenModel.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
 import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
+import { isOutcome, type PreparedStep, type StepResult } from "./StepResult.js";
 import { stepModel } from "./stepModel.js";
-import type { CallEvidence, CallLog, CallScope, CallWrite, ConfirmDestructive } from "./toolCall.js";
-import type { VerifiedCommand } from "./verifiedCommands.js";
-
-/** A step ready to think: its specialist and repertoire. */
-export interface PreparedStep {
-  specialist: string;
-  tools: number;
-  /** Set when the step cannot run at all (unknown specialist, unreachable server). */
-  blocked?: { summary: string; environment: boolean };
-}
-
-/** What one step produced. */
-export interface StepResult {
-  step: number;
-  specialist: string;
-  status: StepStatus;
-  summary: string;
-  calls: CallEvidence[];
-  evidence: unknown[];
-  /** True when the environment (an unreachable server) kept the step from running. */
-  environment?: boolean;
-  /** Tokens the step's model used (absent when no model thought). */
-  tokens?: TokenCount;
-  /** The story's verify commands this step ran through a code_execute call, as the runtime checked them. */
-  verified?: VerifiedCommand[];
-  /** The step's calls that may have written (see `CallLog.writes`); absent when none did. */
-  writes?: CallWrite[];
-}
+import type { CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
 
 interface Prepared extends PreparedStep {
   stepServers: readonly string[];
@@ -52,6 +27,8 @@ interface Prepared extends PreparedStep {
   repertoireNames: ReadonlySet<string>;
   specialistDef?: Specialist;
 }
+
+export type { ConsultRecord, PreparedStep, StepResult } from "./StepResult.js";
 
 /** What a {@link StepRunner} needs. */
 export interface StepRunnerDeps {
@@ -66,19 +43,8 @@ export interface StepRunnerDeps {
   confirmDestructive?: ConfirmDestructive;
   /** The run's models; a story with a model name (see `PlannedStory.model`) gets `ctx.model`. */
   models?: ModelCatalog;
-}
-
-const OUTCOME_STATUSES: ReadonlySet<string> = new Set(["passed", "failed", "blocked"]);
-
-function isOutcome(value: unknown): value is StepOutcome {
-  const v = value as Partial<StepOutcome> | null;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.status === "string" &&
-    OUTCOME_STATUSES.has(v.status) &&
-    typeof v.summary === "string"
-  );
+  /** Where consultations are reported (default: their events, emitted). */
+  consults?: ConsultSink;
 }
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
@@ -123,6 +89,11 @@ export class StepRunner {
     while (this.#inFlight.size) await Promise.allSettled([...this.#inFlight]);
   }
 
+  /** Whether a specialist of that name is loaded. */
+  knows(name: string): boolean {
+    return this.#deps.specialists.has(name);
+  }
+
   /** Forgets what was prepared for a story (it has concluded). */
   forget(planned: PlannedStory): void {
     for (let i = 0; i < planned.story.mavenSteps.length; i++) this.#prepared.delete(`${planned.story.id}#${i}`);
@@ -133,15 +104,14 @@ export class StepRunner {
     const id = `${planned.story.id}#${stepIndex}`;
     let prepared = this.#prepared.get(id);
     if (!prepared) {
-      prepared = this.#prepare(planned, stepIndex);
+      prepared = this.#prepare(planned, stepIndex, planned.specialists[stepIndex] ?? "");
       this.#prepared.set(id, prepared);
     }
     return prepared;
   }
 
-  #prepare(planned: PlannedStory, stepIndex: number): Prepared {
+  #prepare(planned: PlannedStory, stepIndex: number, name: string): Prepared {
     const step = planned.story.mavenSteps[stepIndex] ?? 0;
-    const name = planned.specialists[stepIndex] ?? "";
     const stepServers = planned.story.mcpTools[stepKey(step)] ?? [];
     const specialistDef = this.#deps.specialists.get(name);
     /** A step that cannot run: no tools, and why. */
@@ -191,8 +161,41 @@ export class StepRunner {
     return found;
   }
   /** Runs one step's think() and returns its outcome; never throws. */
-  async think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
-    const prepared = this.prepare(planned, stepIndex);
+  think(planned: PlannedStory, stepIndex: number, memory: readonly StepMemory[]): Promise<StepResult> {
+    return this.#run(planned, stepIndex, memory, this.prepare(planned, stepIndex), undefined);
+  }
+
+  /** Runs a consultation (see {@link consult}): the consulted specialist's think() on the same step; never throws. */
+  runConsultation(
+    planned: PlannedStory,
+    stepIndex: number,
+    memory: readonly StepMemory[],
+    frame: ConsultFrame,
+  ): Promise<StepResult> {
+    const prepared = this.#prepare(planned, stepIndex, frame.specialist);
+    this.#consults().started(frame);
+    return this.#run(planned, stepIndex, memory, prepared, frame).then((result) => {
+      this.#consults().done(frame, {
+        status: result.status,
+        summary: result.summary,
+        calls: result.calls.length,
+        ...(result.tokens ? { tokens: result.tokens } : {}),
+      });
+      return result;
+    });
+  }
+
+  #consults(): ConsultSink {
+    return this.#deps.consults ?? eventSink(this.#deps.runId, this.#deps.emit);
+  }
+
+  async #run(
+    planned: PlannedStory,
+    stepIndex: number,
+    memory: readonly StepMemory[],
+    prepared: Prepared,
+    frame: ConsultFrame | undefined,
+  ): Promise<StepResult> {
     const story = planned.story;
     const step = story.mavenSteps[stepIndex] ?? 0;
     const base = { step, specialist: prepared.specialist };
@@ -226,7 +229,9 @@ export class StepRunner {
       emit: this.#deps.emit,
       signal,
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
+      ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
     };
+    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame);
     const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
     const models = this.#deps.models;
     const model = planned.model && models ? models.get(planned.model) : undefined;
@@ -237,7 +242,8 @@ export class StepRunner {
       log,
       story,
       specialist: specialistInfo(specialist),
-      scripted: story.calls?.[stepKey(step)] ?? [],
+      // The story's scripted calls are the step's specialist's, never a consulted one's.
+      scripted: frame ? [] : (story.calls?.[stepKey(step)] ?? []),
       config: settings.config,
       memory,
       notes: { info: notes("info"), warn: notes("warn"), learn: notes("learning") },
@@ -245,13 +251,28 @@ export class StepRunner {
         this.#inFlight.add(pending);
         void pending.finally(() => this.#inFlight.delete(pending));
       },
+      consult: asking.consult,
+      ...(frame ? { consultation: asking.info(frame) } : {}),
       ...(model
         ? {
             model: (c: StepContext) =>
-              stepModel({ model, scope, specialist, stepPurpose: stepPurpose(step), memory, tokens }, c),
+              stepModel(
+                {
+                  model,
+                  scope,
+                  specialist,
+                  stepPurpose: stepPurpose(step),
+                  memory,
+                  tokens,
+                  consults: asking.allowed(),
+                  ...(frame ? { ask: frame.question, spent: frame.spent } : {}),
+                },
+                c,
+              ),
           }
         : {}),
     });
+    asking.bind(ctx);
     let result: StepOutcome;
     try {
       const returned: unknown = await (specialist.think ?? defaultThink)(ctx);
@@ -282,6 +303,7 @@ export class StepRunner {
       ...(tokens.turns ? { tokens } : {}),
       ...(ctx.verifiedCommands.length ? { verified: ctx.verifiedCommands } : {}),
       ...(log.writes.length ? { writes: log.writes } : {}),
+      ...(asking.records.length ? { consults: asking.records } : {}),
     };
   }
 }

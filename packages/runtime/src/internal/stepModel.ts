@@ -1,4 +1,14 @@
-import type { ModelClaim, ModelTask, RunEvent, StepModel, Story, TokenCount, ToolDescriptor } from "@meshflow/core";
+import type {
+  BudgetSpent,
+  ModelClaim,
+  ModelTask,
+  RunEvent,
+  StepModel,
+  Story,
+  TokenCount,
+  ToolDescriptor,
+} from "@meshflow/core";
+import { consultResult, consultTarget, consultTools } from "../consult/consultTools.js";
 import type { Specialist, SpecialistModel, StepMemory } from "../specialists/defineSpecialist.js";
 import { runMemory } from "../workflow/RunMemory.js";
 import { JournalTurns } from "./JournalTurns.js";
@@ -14,6 +24,12 @@ export interface StepModelInit {
   memory: readonly StepMemory[];
   /** The step's token count, added to after every `work()`. */
   tokens: TokenCount;
+  /** Specialists the model may consult (offered as `consult_<name>` tools). */
+  consults?: readonly string[];
+  /** A consultation's question: added to what the model is asked. */
+  ask?: string;
+  /** The budget of the step that asked for this consultation. */
+  spent?: BudgetSpent;
 }
 
 const now = () => new Date().toISOString();
@@ -81,10 +97,21 @@ function recalled(memory: readonly StepMemory[]): Pick<ModelTask, "finished" | "
 export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistModel {
   const { model, scope, specialist, tokens } = init;
   const story = ctx.story;
+  const consults = init.consults ?? [];
+  const tools = consults.length ? [...scope.repertoire, ...consultTools(consults)] : scope.repertoire;
+  const keyBase = scope.consult ? scope.consult.keyBase : `step${scope.step}`;
   return {
     name: model.name,
     async work(options = {}): Promise<ModelClaim> {
       const emit = (event: RunEvent) => scope.emit(event);
+      const ask = [
+        init.ask ? `You are consulted by ${ctx.consultation?.by ?? "another specialist"}: ${init.ask}` : "",
+        options.ask ?? "",
+      ]
+        .filter(Boolean)
+        .join("\n\n");
+      const spent = init.spent ?? { turns: 0, tokens: 0 };
+      ctx.spent = spent;
       const claim = await model.run(
         modelTask({
           runId: scope.runId,
@@ -93,12 +120,18 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           specialist,
           stepPurpose: init.stepPurpose,
           memory: init.memory,
-          tools: scope.repertoire,
-          ...(options.ask ? { ask: options.ask } : {}),
+          tools,
+          ...(ask ? { ask } : {}),
         }),
         {
-          call: (name, args) => ctx.call(name, args),
-          turns: new JournalTurns(scope.journal, `${scope.runId}/${scope.storyId}/step${scope.step}`, tokens.turns),
+          call: (name, args) => {
+            const target = consultTarget(name, consults);
+            return target
+              ? consultResult(() => ctx.consult(target, typeof args.question === "string" ? args.question : ""))
+              : ctx.call(name, args);
+          },
+          turns: new JournalTurns(scope.journal, `${scope.runId}/${scope.storyId}/${keyBase}`, tokens.turns),
+          spent,
           onTurn: ({ replayed, ...turn }) =>
             emit({
               type: "model.turn",
@@ -106,6 +139,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
               runId: scope.runId,
               storyId: scope.storyId,
               step: scope.step,
+              ...(scope.consult ? { consult: scope.consult.id } : {}),
               ...turn,
               // Numbered within the step, across its work() calls.
               turn: tokens.turns + turn.turn,
@@ -115,6 +149,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           signal: scope.signal,
         },
       );
+      ctx.spent = undefined;
       tokens.input += claim.usage.inputTokens;
       tokens.output += claim.usage.outputTokens;
       tokens.turns += claim.usage.turns;

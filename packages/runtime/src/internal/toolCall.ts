@@ -86,6 +86,11 @@ export interface CallScope {
   emit(event: RunEvent): void;
   signal: AbortSignal;
   confirm?: ConfirmDestructive;
+  /**
+   * Set for a consultation (`ctx.consult`): its id, on its events, and the part of its calls' keys
+   * after the story (`step7/security-agent.1`), so they never collide with the step's own.
+   */
+  consult?: { id: string; keyBase: string };
 }
 
 /** The state of one step's calls: sequence numbers, evidence, unknown outcomes. */
@@ -136,8 +141,8 @@ export async function callTool(
   const { runId, storyId, step } = scope;
   log.seq += 1;
   const seq = log.seq;
-  const key = `${runId}/${storyId}/step${step}/${seq}`;
-  const base = { runId, storyId, step, key };
+  const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${seq}`;
+  const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);

@@ -1,8 +1,9 @@
 import { type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
-import { assign, emit, setup } from "xstate";
+import { assign, emit, enqueueActions, setup } from "xstate";
 import type { GateResult } from "../gate/runVerify.js";
 import type { StepResult } from "../internal/StepRunner.js";
 import type { RunPlan } from "../RunPlan.js";
+import { type ConsultEvent, consultation, consultDone, consultStarted } from "./consultation.js";
 
 /** Story tallies of a run. */
 export interface RunCounts {
@@ -57,7 +58,8 @@ export type ChiefEvent =
   | { type: "FAILED"; code: string; message: string }
   /** Sent once after a restored run starts: an interrupted step starts again (and says so). */
   | { type: "RESUME" }
-  | { type: "ABORT" };
+  | { type: "ABORT" }
+  | ConsultEvent;
 
 let lastMs = 0;
 let lastIso = "";
@@ -112,6 +114,7 @@ export function createChiefAnalyst(services: ChiefServices) {
       input: {} as { runId: string },
       emitted: {} as RunEvent,
     },
+    actors: { consultation },
     guards: {
       noMoreStories: ({ context }) => context.stop || context.story >= services.plan().stories.length,
       storySkipped: ({ context }) => planned(context)?.skipped === true,
@@ -137,6 +140,21 @@ export function createChiefAnalyst(services: ChiefServices) {
       FAILED: {
         target: ".refused",
         actions: assign({ error: ({ event }) => ({ code: event.code, message: event.message }) }),
+      },
+      // A consultation is a child actor while it runs: the persisted snapshot holds it (see consultation.ts).
+      CONSULT_STARTED: {
+        actions: enqueueActions(({ context, event, enqueue }) => {
+          if (event.type !== "CONSULT_STARTED") return;
+          enqueue.spawnChild("consultation", { id: event.consult.id, input: event.consult });
+          enqueue.emit(consultStarted(context.runId, event.consult));
+        }),
+      },
+      CONSULT_DONE: {
+        actions: enqueueActions(({ context, event, enqueue }) => {
+          if (event.type !== "CONSULT_DONE") return;
+          enqueue.stopChild(event.consult.id);
+          enqueue.emit(consultDone(context.runId, event.consult, event.end));
+        }),
       },
     },
     states: {
@@ -199,7 +217,14 @@ export function createChiefAnalyst(services: ChiefServices) {
           };
         }),
         on: {
-          RESUME: { target: "working", reenter: true },
+          // The interrupted step runs again and asks for its consultations again (their calls replay).
+          RESUME: {
+            target: "working",
+            reenter: true,
+            actions: enqueueActions(({ enqueue, self }) => {
+              for (const id of Object.keys(self.getSnapshot().children)) enqueue.stopChild(id);
+            }),
+          },
           STEP_DONE: [
             {
               // A story without verify commands passes its gate at once: no round trip to the runtime.

@@ -12,6 +12,21 @@ export interface StepReport {
   refusals: Array<{ tool: string; code: string; message: string }>;
   /** Tokens of the step's model turns (present when a model thought). */
   tokens?: TokenCount;
+  /** The step's consultations (`ctx.consult`), in the order they started; absent when none. */
+  consults?: ConsultReport[];
+}
+
+/** A consultation of a step, rebuilt from its `consult.started` / `consult.done` events. */
+export interface ConsultReport {
+  id: string;
+  specialist: string;
+  by: string;
+  question: string;
+  /** 1 when the step asked, 2 when a consultation asked. */
+  depth: number;
+  status: StepStatus | "running";
+  summary: string;
+  calls: number;
 }
 
 /** A story's progress and outcome, rebuilt from the run's events. */
@@ -75,9 +90,30 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
         });
         break;
       }
+      case "consult.started": {
+        const step = stepOf(e.storyId, e.step);
+        if (!step) break;
+        step.consults = [...(step.consults ?? []).filter((c) => c.id !== e.consult)];
+        step.consults.push({
+          id: e.consult,
+          specialist: e.specialist,
+          by: e.by,
+          question: e.question,
+          depth: e.depth,
+          status: "running",
+          summary: "",
+          calls: 0,
+        });
+        break;
+      }
+      case "consult.done": {
+        const consult = stepOf(e.storyId, e.step)?.consults?.find((c) => c.id === e.consult);
+        if (consult) Object.assign(consult, { status: e.status, summary: e.summary, calls: e.calls });
+        break;
+      }
       case "tool.called": {
         const step = stepOf(e.storyId, e.step);
-        if (step) step.calls++;
+        if (step && !e.consult) step.calls++;
         break;
       }
       case "model.turn": {

@@ -1,6 +1,7 @@
 import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
-import { type Actor, createActor } from "xstate";
-import type { ChiefAnalyst, ChiefEvent } from "../machine/chiefAnalyst.js";
+import { type Actor, createActor, type EventFromLogic, type Snapshot } from "xstate";
+import type { ChiefAnalyst, ChiefContext } from "../machine/chiefAnalyst.js";
+import type { ParallelChief } from "../machine/parallelChief.js";
 import type { PersistedRun } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
 
@@ -9,19 +10,27 @@ import type { SessionState } from "./SessionState.js";
  * the machine's events are held until the snapshot of the state they describe is saved, so whoever
  * sees `step.finished` (stdout, the events file) can count on a resume not running that step again.
  */
-export class PersistedActor {
-  readonly actor: Actor<ChiefAnalyst>;
+export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalyst> {
+  readonly actor: Actor<M>;
   readonly #state: SessionState;
   #held: RunEvent[] = [];
   /** An exception of a machine action or guard: it ends the run instead of the process. */
   crashed: MeshflowError | undefined;
 
-  constructor(state: SessionState, machine: ChiefAnalyst, saved: PersistedRun | undefined) {
+  constructor(state: SessionState, machine: M, saved: PersistedRun | undefined) {
     this.#state = state;
-    // The machine has no children and no history states: its state value and context are its whole
-    // state, persisted as such and restored with `resolveState`.
-    const snapshot = saved ? machine.resolveState({ value: saved.value, context: saved.context }) : undefined;
-    this.actor = createActor(machine, { input: { runId: state.runId }, ...(snapshot ? { snapshot } : {}) });
+    // Without a consultation under way the machine has no children and no history states: its state
+    // value and context are its whole state, persisted as such and restored with `resolveState`. A
+    // snapshot taken during a consultation is xstate's persisted snapshot, children included.
+    const snapshot = !saved
+      ? undefined
+      : saved.children
+        ? (saved as unknown as Snapshot<unknown>)
+        : (machine as ChiefAnalyst).resolveState({ value: saved.value, context: saved.context as ChiefContext });
+    this.actor = createActor(machine as ChiefAnalyst, {
+      input: { runId: state.runId },
+      ...(snapshot ? { snapshot } : {}),
+    }) as unknown as Actor<M>;
     // xstate rethrows an exception of an action or guard as an uncaught error unless someone listens.
     this.actor.subscribe({ error: (error) => this.fail(error) });
     this.actor.on("*", (event) => {
@@ -36,17 +45,29 @@ export class PersistedActor {
   }
 
   /** Sends an event to the machine, persists the state it leads to, then publishes its events. */
-  send(event: ChiefEvent): void {
-    this.actor.send(event);
-    const snapshot = this.actor.getSnapshot();
+  send(event: EventFromLogic<M>): void {
+    // Both machines' snapshots have the fields used here; the flat machine's type stands for both.
+    const actor = this.actor as unknown as Actor<ChiefAnalyst>;
+    actor.send(event as EventFromLogic<ChiefAnalyst>);
+    const snapshot = actor.getSnapshot();
     if (this.crashed) throw this.crashed;
     const { handle, deps } = this.#state;
     if (handle && snapshot.status === "active")
-      handle.saveSnapshot({ value: snapshot.value, context: snapshot.context } satisfies PersistedRun);
+      handle.saveSnapshot(
+        hasChildren(snapshot.children)
+          ? actor.getPersistedSnapshot()
+          : ({ value: snapshot.value, context: snapshot.context } satisfies PersistedRun),
+      );
     const out = this.#held;
     this.#held = [];
     for (const e of out) deps.onEvent?.(e);
   }
+}
+
+/** True when the machine has a child actor (a consultation under way); cheap for the usual empty object. */
+function hasChildren(children: Record<string, unknown>): boolean {
+  for (const _ in children) return true;
+  return false;
 }
 
 /** The error for a run that stopped without one of its own. */

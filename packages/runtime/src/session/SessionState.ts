@@ -1,4 +1,5 @@
 import { MeshflowError, type RunEvent } from "@meshflow/core";
+import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunDependencies } from "../runSession.js";
@@ -20,6 +21,8 @@ export class SessionState {
   runner: StepRunner | undefined;
   /** Why the preflight refused the run. */
   preflightError: MeshflowError | undefined;
+  /** Where consultations are reported: the run's machine (set once it exists). */
+  consults: ConsultSink | undefined;
   #marks: PassMarks | undefined;
 
   constructor(deps: RunDependencies, runId: string) {
@@ -51,6 +54,10 @@ export class SessionState {
       signal: this.controller.signal,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
+      consults: {
+        started: (frame) => this.consults?.started(frame),
+        done: (frame, end) => this.consults?.done(frame, end),
+      },
     });
     return this.runner;
   }

@@ -7,7 +7,10 @@ import type { SessionState } from "./SessionState.js";
  * gate passed is the story marked `passes: true` in the PRD. The run's story hooks (the PRD workflow)
  * run in between.
  */
-export async function concludeStory(state: SessionState, context: ChiefContext): Promise<ChiefEvent> {
+export async function concludeStory(
+  state: SessionState,
+  context: Pick<ChiefContext, "story" | "storyStatus" | "storySummary" | "steps" | "gate">,
+): Promise<ChiefEvent> {
   const planned = state.storyOf(context.story);
   const handle = state.requireHandle();
   const { storyStatus: status, storySummary: summary, steps, gate } = context;
@@ -24,6 +27,7 @@ export async function concludeStory(state: SessionState, context: ChiefContext):
       calls: s.calls,
       evidence: s.evidence,
       ...(s.tokens ? { tokens: s.tokens } : {}),
+      ...(s.consults ? { consults: s.consults } : {}),
     })),
     gate: gate ?? null,
     time: new Date().toISOString(),

@@ -1,5 +1,9 @@
 import { type MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ChiefContext } from "../machine/chiefAnalyst.js";
+
+/** What ending a run reads of either machine's context. */
+type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error">;
+
 import type { RunSummary } from "../runSession.js";
 import { type PersistedActor, unexpectedStop } from "./PersistedActor.js";
 import type { SessionState } from "./SessionState.js";
@@ -7,7 +11,7 @@ import type { SessionState } from "./SessionState.js";
 /** Ends a run whose machine stopped: calls in flight settled, the record updated, the store closed. */
 export async function endRun(state: SessionState, persisted: PersistedActor): Promise<RunSummary> {
   const snapshot = persisted.actor.getSnapshot();
-  const context: ChiefContext = snapshot.context;
+  const context: RunTallies = snapshot.context;
   try {
     await state.settle();
   } catch (error) {
@@ -47,7 +51,7 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
  */
 export async function endFailed(
   state: SessionState,
-  context: ChiefContext,
+  context: RunTallies,
   cause: MeshflowError | undefined,
 ): Promise<RunSummary> {
   const error = cause ?? unexpectedStop(context);

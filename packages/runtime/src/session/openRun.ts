@@ -19,7 +19,12 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
       prd: checked.plan.prdFile,
       prdDigest: checked.prdDigest,
       stories: checked.plan.stories.map((s) => s.story.id),
-      options: { ...options.record, failFast: options.failFast === true, stories: options.stories },
+      options: {
+        ...options.record,
+        failFast: options.failFast === true,
+        stories: options.stories,
+        ...(options.parallel && options.parallel > 1 ? { parallel: options.parallel } : {}),
+      },
       status: "running",
       createdAt: time,
       updatedAt: time,

@@ -7,6 +7,9 @@ import { openRun } from "./openRun.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
 
+/** Where a story stands: what its current phase's work reads (the flat machine's context, or a story slot). */
+export type StoryCursor = Pick<ChiefContext, "story" | "step" | "steps" | "storyStatus" | "storySummary" | "gate">;
+
 /**
  * The work the machine's current state asks for (preflight, a step's think(), the gate, the story's
  * conclusion), resolving to the event that reports its result; undefined for a state with no work.
@@ -19,39 +22,58 @@ export function workFor(
   const { value, context } = machine;
   switch (value) {
     case "preflight":
-      return mode.kind === "start"
-        ? openRun(state, mode.options)
-        : Promise.resolve({
-            type: "PREFLIGHT_DONE",
-            prd: mode.checked.plan.prdFile,
-            stories: mode.handle.record().stories,
-          });
+      return preflightWork(state, mode);
+    case "working":
+    case "gating":
+    case "concluding":
+      return storyWork(state, value, context);
+    default:
+      return undefined;
+  }
+}
+
+/** The preflight of a new run, or what a resumed run's already did. */
+export function preflightWork(state: SessionState, mode: SessionMode): Promise<ChiefEvent> {
+  return mode.kind === "start"
+    ? openRun(state, mode.options)
+    : Promise.resolve({
+        type: "PREFLIGHT_DONE",
+        prd: mode.checked.plan.prdFile,
+        stories: mode.handle.record().stories,
+      });
+}
+
+/** The work of one phase of a story: its current step's think(), its gate, or its conclusion. */
+export function storyWork(
+  state: SessionState,
+  phase: "working" | "gating" | "concluding",
+  cursor: StoryCursor,
+): Promise<ChiefEvent> {
+  switch (phase) {
     case "working": {
-      const steps = context.steps.map((s) => ({
+      const steps = cursor.steps.map((s) => ({
         step: s.step,
         specialist: s.specialist,
         outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
       }));
-      const planned = state.storyOf(context.story);
+      const planned = state.storyOf(cursor.story);
       return hookedStep(
         state.deps.hooks,
         state.requirePlan(),
         planned,
-        { runId: state.runId, step: context.step, steps },
-        (memory) => state.requireRunner().think(planned, context.step, memory),
+        { runId: state.runId, step: cursor.step, steps },
+        (memory) => state.requireRunner().think(planned, cursor.step, memory),
       ).then((result) => ({ type: "STEP_DONE", result }));
     }
     case "gating":
       return runVerify(
-        state.storyOf(context.story).story.verify ?? [],
+        state.storyOf(cursor.story).story.verify ?? [],
         state.requirePlan().prdDir,
         state.controller.signal,
         // Commands a step already ran and passed, with nothing written since, are not run again.
-        reusableVerifies(context.steps),
+        reusableVerifies(cursor.steps),
       ).then((gate) => ({ type: "GATE_DONE", gate }));
     case "concluding":
-      return concludeStory(state, context);
-    default:
-      return undefined;
+      return concludeStory(state, cursor);
   }
 }

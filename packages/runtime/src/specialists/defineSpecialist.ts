@@ -14,6 +14,7 @@ import {
 import type { SpecialistInfo } from "@meshflow/resolver";
 import { z } from "zod";
 import type { RunMemory } from "../workflow/RunMemory.js";
+import type { ConsultAnswer, ConsultationInfo, ConsultOptions } from "./Consultation.js";
 import type { ConfigSchema, SpecialistConfig } from "./specialistConfig.js";
 import { checkConfig } from "./specialistConfig.js";
 
@@ -101,6 +102,17 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   signal: AbortSignal;
   /** The step's model; undefined when no model is configured for the story. */
   model?: SpecialistModel;
+  /**
+   * Runs another specialist on the same story step as a sub-step, with its own repertoire (its
+   * skills and enrichers over the step's servers), and returns its outcome and answer. Only the
+   * specialists this one may consult (its `consults`, or the story's `consult` entry for it); at
+   * most 2 deep, never back to a specialist already in the chain. Rejects
+   * with `consult_refused`, `consult_cycle` or `consult_depth`, naming the specialists, story and step.
+   * Model turns, tokens and time count against this step's budgets.
+   */
+  consult(specialist: string, question: string, options?: ConsultOptions): Promise<ConsultAnswer>;
+  /** Set when this think() runs as a consultation: who asked what. */
+  consultation?: ConsultationInfo;
 }
 
 /** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
@@ -121,6 +133,11 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
    * `instructions.md` beside `agent.ts` is used, else the description.
    */
   instructions?: string;
+  /**
+   * Specialists this one may consult (`ctx.consult`, `consult_<name>` tools of its model); a story
+   * overrides the list with `"consult": {"<this name>": [...]}`. Default: none.
+   */
+  consults?: readonly string[];
   /** Validates the merged settings (a zod schema fits); invalid settings block the step, naming the field. */
   configSchema?: ConfigSchema<C>;
   think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
@@ -147,6 +164,7 @@ const DefinitionSchema = z.strictObject({
   harnessTools: z.array(UniversalToolSchema).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
   instructions: z.string().min(1).optional(),
+  consults: z.array(z.string().regex(/^[a-z][a-z0-9-]*$/, "a specialist name is lower-case kebab-case")).optional(),
   configSchema: z
     .custom<ConfigSchema<SpecialistConfig>>(
       (v) => typeof (v as { safeParse?: unknown } | null)?.safeParse === "function",

@@ -25,6 +25,8 @@ export const RunOptionsSchema = z.strictObject({
   agents: z.array(z.string()),
   stories: z.array(z.string()).optional(),
   failFast: z.boolean(),
+  /** Stories at most in progress at once (`--parallel`); absent: one at a time. `flow resume` keeps it. */
+  parallel: z.number().int().min(1).optional(),
   skills: z.string().optional(),
   /** The run used the project's `agents` and `skills` over the built-in specialists and skills. */
   builtin: z.boolean().optional(),

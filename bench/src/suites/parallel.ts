@@ -1,0 +1,118 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import type { Row } from "../measure.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const FLOW = join(ROOT, "packages/cli/bin/flow.js");
+/** Our stdio server whose `sleep` tool takes `ms` milliseconds (shared with the `scale` suite). */
+const SLEEP_SERVER = fileURLToPath(new URL("./scale/sleepServer.js", import.meta.url));
+
+const STORIES = Number(process.env.MESHFLOW_BENCH_PARALLEL_STORIES ?? 400);
+const TOOL_MS = 20;
+const WIDE = 8;
+const ROUNDS = 3;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** A PRD of independent stories (one priority), each one step with one 20 ms `sleep` call. */
+function prdText(): string {
+  const userStories = Array.from({ length: STORIES }, (_, i) => ({
+    id: `US-${String(i + 1).padStart(5, "0")}`,
+    title: `Story ${i + 1}`,
+    mavenSteps: [1],
+    mcpTools: { step1: ["sleep"] },
+    calls: { step1: [{ tool: "sleep__sleep", args: { ms: TOOL_MS } }] },
+    priority: 1,
+    passes: false,
+    notes: "",
+  }));
+  return `${JSON.stringify({ project: "Bench parallel", userStories }, null, 2)}\n`;
+}
+
+/** The whole `flow run --parallel n` process (shipped specialists, run store and PRD write-back on): wall ms. */
+function flowRun(parallel: number): number {
+  const dir = mkdtempSync(join(tmpdir(), "meshflow-bench-parallel-"));
+  try {
+    writeFileSync(
+      join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { sleep: { command: process.execPath, args: [SLEEP_SERVER] } } }),
+    );
+    const prd = join(dir, "prd.json");
+    writeFileSync(prd, prdText());
+    const start = performance.now();
+    const result = spawnSync(
+      process.execPath,
+      [
+        FLOW,
+        "run",
+        prd,
+        "--parallel",
+        String(parallel),
+        "--agents",
+        join(ROOT, "agents"),
+        "--skills",
+        join(ROOT, "skills"),
+        "--calls-per-minute",
+        "0",
+        "--json",
+      ],
+      { cwd: dir, env: { ...process.env, FLOW_MODEL: "" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    const ms = performance.now() - start;
+    if (result.status !== 0)
+      throw new Error(`flow run --parallel ${parallel} exited ${result.status}: ${result.stderr}`);
+    const stories = (JSON.parse(readFileSync(prd, "utf8")) as { userStories: Array<{ passes: boolean }> }).userStories;
+    if (stories.some((s) => !s.passes)) throw new Error(`flow run --parallel ${parallel} left a story unpassed`);
+    return ms;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `flow run --parallel 8` against `--parallel 1` on the same PRD (400 independent stories, one 20 ms
+ * tool call each), whole processes, rounds alternating which goes first; medians. Goal ≥ 6× faster.
+ */
+export async function parallelSuite(): Promise<Row[]> {
+  const one: number[] = [];
+  const wide: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      one.push(flowRun(1));
+      wide.push(flowRun(WIDE));
+    } else {
+      wide.push(flowRun(WIDE));
+      one.push(flowRun(1));
+    }
+  }
+  const seq = median(one);
+  const par = median(wide);
+  const speedup = seq / par;
+  return [
+    {
+      suite: "parallel",
+      case: `flow run --parallel 1, ${STORIES} stories × 1 ${TOOL_MS} ms call`,
+      value: seq / 1000,
+      unit: "s",
+    },
+    {
+      suite: "parallel",
+      case: `flow run --parallel ${WIDE}, same PRD`,
+      value: par / 1000,
+      unit: "s",
+      baseline: { label: "--parallel 1", value: seq / 1000 },
+    },
+    {
+      suite: "parallel",
+      case: `speed-up of --parallel ${WIDE}`,
+      value: speedup,
+      unit: "×",
+      goal: "≥ 6×",
+      pass: speedup >= 6,
+    },
+  ];
+}

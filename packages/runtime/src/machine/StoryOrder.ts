@@ -1,0 +1,52 @@
+import type { RunPlan } from "../RunPlan.js";
+
+/** What {@link StoryOrder} needs to know of a story: its priority band and the stories it waits for. */
+interface Ordering {
+  priority: number;
+  /** Plan indexes of the stories it depends on that come before it in run order. */
+  after: number[];
+}
+
+/**
+ * When the next story of a parallel run may start: the stories in progress are all of its priority
+ * band, and every story it `dependsOn` that comes before it in run order has finished (a dependency
+ * later in run order cannot have finished first, in a sequential run either, and is not waited for).
+ * Each story's ordering is read once from the plan.
+ */
+export class StoryOrder {
+  readonly #plan: () => RunPlan;
+  readonly #known = new Map<number, Ordering>();
+  #ids: Map<string, number> | undefined;
+
+  constructor(plan: () => RunPlan) {
+    this.#plan = plan;
+  }
+
+  #of(index: number): Ordering | undefined {
+    let found = this.#known.get(index);
+    if (found) return found;
+    const planned = this.#plan().stories[index];
+    if (!planned) return undefined;
+    if (!this.#ids) this.#ids = new Map(this.#plan().stories.map((s, i) => [s.id, i]));
+    const ids = this.#ids;
+    const story = planned.story;
+    const after = (story.dependsOn ?? []).flatMap((id) => {
+      const at = ids.get(id);
+      return at !== undefined && at < index ? [at] : [];
+    });
+    found = { priority: story.priority, after };
+    this.#known.set(index, found);
+    return found;
+  }
+
+  /** Whether story `next` may start while the stories of `slots` are in progress. */
+  canStart(next: number, slots: ReadonlyArray<{ story: number }>): boolean {
+    const ordering = this.#of(next);
+    if (!ordering) return false;
+    for (const slot of slots) {
+      if (this.#of(slot.story)?.priority !== ordering.priority) return false;
+      if (ordering.after.includes(slot.story)) return false;
+    }
+    return true;
+  }
+}

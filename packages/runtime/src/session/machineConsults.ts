@@ -1,0 +1,27 @@
+import type { ConsultFrame, ConsultSink } from "../consult/ConsultFrame.js";
+import type { ChiefAnalyst } from "../machine/chiefAnalyst.js";
+import type { ConsultationState, ConsultEvent } from "../machine/consultation.js";
+import type { ParallelChief } from "../machine/parallelChief.js";
+import type { PersistedActor } from "./PersistedActor.js";
+
+/** What the machine keeps of a consultation (no budget, no context: those stay in memory). */
+function stateOf(frame: ConsultFrame): ConsultationState {
+  const { id, keyBase, storyId, step, specialist, by, question, depth } = frame;
+  return { id, keyBase, storyId, step, specialist, by, question, depth };
+}
+
+/**
+ * Consultations reported to the run's machine: each one's start and end is a transition, persisted
+ * before its `consult.started` / `consult.done` event is published. Nothing is sent to a machine that
+ * has stopped (an aborted run whose consultation finishes afterwards).
+ */
+export function machineConsults(persisted: PersistedActor<ChiefAnalyst> | PersistedActor<ParallelChief>): ConsultSink {
+  const actor = persisted as PersistedActor<ChiefAnalyst>;
+  const send = (event: ConsultEvent) => {
+    if (actor.actor.getSnapshot().status === "active") actor.send(event);
+  };
+  return {
+    started: (frame) => send({ type: "CONSULT_STARTED", consult: stateOf(frame) }),
+    done: (frame, end) => send({ type: "CONSULT_DONE", consult: stateOf(frame), end }),
+  };
+}
