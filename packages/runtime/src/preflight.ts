@@ -79,6 +79,9 @@ class WorkDigest {
   }
 }
 
+/** Distinct step and routing arrays a preflight shares between its stories. */
+const SHARED_ARRAYS = 1024;
+
 /** A planned story whose value is read back from the run's story file when asked for. */
 class FiledStory implements PlannedStory {
   readonly #file: StoryFile;
@@ -129,18 +132,27 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
   const all: FiledStory[] = [];
   const wanted = input.stories ? new Set(input.stories) : undefined;
   const servers = new Set<string>();
+  // Most stories of a big PRD have the same steps and routing: they share one array of each.
+  const arrays = new Map<string, readonly (string | number)[]>();
+  const shared = <T extends string | number>(items: T[]): T[] => {
+    const key = items.join("\u0000");
+    const known = arrays.get(key) as T[] | undefined;
+    if (known && known.length === items.length && known.every((v, i) => v === items[i])) return known;
+    if (arrays.size < SHARED_ARRAYS) arrays.set(key, items);
+    return items;
+  };
   /** Stories with a `model` field of their own (the PRD's `model` is known once the scan ends). */
   const ownModels = new Map<FiledStory, string>();
   const scan = await scanPrdFile(prdFile, { routing, specialists }, (story, index) => {
     digest.add(story);
     const planned = planner.story(story, index);
-    const specialistNames = planned.steps.map((st) => st.specialist ?? "");
+    const specialistNames = shared(planned.steps.map((st) => st.specialist ?? ""));
     const position = file.append(story);
     const filed = new FiledStory(
       file,
       position,
       story.id,
-      story.mavenSteps,
+      shared(story.mavenSteps),
       index,
       planned.skipped,
       specialistNames,
