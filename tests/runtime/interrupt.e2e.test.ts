@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type FlowWorkspace, flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
@@ -22,6 +22,8 @@ function slowServers(ws: FlowWorkspace): number[] {
 }
 
 function journal(ws: FlowWorkspace, runId: string): Array<Record<string, unknown>> {
+  const file = join(ws.dir, ".flow/runs", runId, "journal.ndjson");
+  if (!existsSync(file)) return [];
   return readFileSync(join(ws.dir, ".flow/runs", runId, "journal.ndjson"), "utf8")
     .split("\n")
     .filter(Boolean)
@@ -79,8 +81,9 @@ describe("Ctrl-C of flow run", () => {
     process.kill(-pid, "SIGINT");
     expect(await run.exit).toBe(130);
     expect(run.stderr()).toContain("flow resume int2");
-    // The call never finished: the journal has it started only.
-    expect(journal(ws, "int2").map((l) => l.state)).toEqual(["started"]);
+    // The call never finished, and a read-only call is journaled only with its result: nothing of it
+    // is in the journal, so the resume runs it again.
+    expect(journal(ws, "int2")).toEqual([]);
     await until(() => slowServers(ws).length === 0);
 
     writeFileSync(join(ws.files, "release"), "");

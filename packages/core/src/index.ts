@@ -115,6 +115,7 @@ export {
   type RoutingTable,
   routedSpecialists,
 } from "./routing/RoutingTable.js";
+export { eventLine } from "./run/eventLine.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { didYouMean, suggest } from "./text/suggest.js";

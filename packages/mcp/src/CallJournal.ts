@@ -37,6 +37,12 @@ export interface CallJournal {
   begin(start: JournalStart): Promise<void>;
   /** Records a call's result. Durable when it resolves. */
   finish(key: string, result: ToolResult, durationMs: number): Promise<void>;
+  /**
+   * Records, with its result, a call that was submitted without {@link begin}: a read-only or
+   * idempotent one, which a crash before this may run again. One entry instead of two; a journal
+   * without it gets `begin` and `finish`. Durable when it resolves.
+   */
+  record?(start: JournalStart, result: ToolResult, durationMs: number): Promise<void>;
   /** Every entry still `started` (outcome unknown). */
   unfinished(): Promise<JournalEntry[]>;
   /**

@@ -1,4 +1,4 @@
-import { formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
+import { eventLine, formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
 import type { FileRunStore, RunDependencies, RunSession, RunSummary } from "@meshflow/runtime/host";
 import { storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
@@ -47,7 +47,7 @@ export function viewFor(options: { json?: boolean }, output: Output): View {
   const still = { pause: () => {}, resume: () => {} };
   if (options.json) {
     const lines = new LineBatch((text) => output.out(text));
-    return { onEvent: (e) => lines.push(JSON.stringify(e)), stop: () => lines.flush(), ...still };
+    return { onEvent: (e) => lines.push(eventLine(e)), stop: () => lines.flush(), ...still };
   }
   const c = terminalColors();
   if (process.stdout.isTTY && !process.env.CI) {

@@ -274,7 +274,9 @@ export async function callTool(
       return refuse("aborted", `${qualified}: the run is stopping; not called`, qualified, true);
   }
 
-  await scope.journal.begin({ key, tool: qualified, argsDigest });
+  // A safe call is journaled once, with its result: a crash before that runs it again, which it allows.
+  const once = safe && scope.journal.record !== undefined;
+  if (!once) await scope.journal.begin({ key, tool: qualified, argsDigest });
   scope.emit({ type: "tool.called", time: now(), ...base, tool: qualified, argsDigest, destructive });
   const start = performance.now();
   const result = await scope.executor.submit(
@@ -282,6 +284,7 @@ export async function callTool(
     { repertoire: scope.repertoireNames, runId, storyId, step, annotationAware: true },
   );
   const durationMs = Math.round(performance.now() - start);
-  await scope.journal.finish(key, result, durationMs);
+  if (once) await scope.journal.record?.({ key, tool: qualified, argsDigest }, result, durationMs);
+  else await scope.journal.finish(key, result, durationMs);
   return conclude(result, durationMs, false);
 }

@@ -33,6 +33,28 @@ describe("FileCallJournal", () => {
     await reopened.close();
   });
 
+  it("record keeps a call made without begin in one line, found again after reopening", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
+    const journal = new FileCallJournal(file);
+    await journal.record({ key: "safe", tool: "s__read", argsDigest: "sha256:r" }, text("once"), 3);
+    await journal.close();
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
+    const reopened = new FileCallJournal(file);
+    expect(await reopened.get("safe")).toMatchObject({
+      key: "safe",
+      tool: "s__read",
+      argsDigest: "sha256:r",
+      state: "finished",
+      durationMs: 3,
+      result: text("once"),
+    });
+    // Run again (a transient failure is not replayed for a safe call): the newer result wins.
+    await reopened.record({ key: "safe", tool: "s__read", argsDigest: "sha256:r" }, text("twice"), 4);
+    expect((await reopened.get("safe"))?.result).toEqual(text("twice"));
+    expect(await reopened.unfinished()).toEqual([]);
+    await reopened.close();
+  });
+
   it("release drops finished calls from memory only: a reopened journal still has them, and an open call stays", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
     const journal = new FileCallJournal(file);

@@ -4,7 +4,16 @@ import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 
 type Line =
   | { state: "started"; key: string; tool: string; argsDigest: string; at: string }
-  | { state: "finished"; key: string; result: ToolResult; durationMs: number; at: string };
+  | {
+      state: "finished";
+      key: string;
+      result: ToolResult;
+      durationMs: number;
+      at: string;
+      /** Set on a call recorded in one line ({@link FileCallJournal.record}): it has no `started` line. */
+      tool?: string;
+      argsDigest?: string;
+    };
 
 /**
  * What the journal keeps in memory per key: where its lines are in the file (byte offset and length of
@@ -110,8 +119,10 @@ export class FileCallJournal implements CallJournal {
       this.#entries.set(line.key, new Indexed(at.offset, at.length));
       return;
     }
-    const entry = this.#entries.get(line.key);
+    const entry =
+      this.#entries.get(line.key) ?? (line.tool !== undefined ? new Indexed(at.offset, at.length) : undefined);
     if (!entry) return;
+    this.#entries.set(line.key, entry);
     entry.finished = at.offset;
     entry.finishedLength = at.length;
   }
@@ -136,16 +147,19 @@ export class FileCallJournal implements CallJournal {
 
   /** A key's entry, as its lines in the file say. */
   #entry(indexed: Indexed): JournalEntry {
-    const started = this.#line<"started">(indexed.started, indexed.startedLength);
+    const first = this.#line<"started" | "finished">(indexed.started, indexed.startedLength);
     const entry: JournalEntry = {
-      key: started.key,
-      tool: started.tool,
-      argsDigest: started.argsDigest,
+      key: first.key,
+      tool: first.tool ?? "",
+      argsDigest: first.argsDigest ?? "",
       state: "started",
-      startedAt: started.at,
+      startedAt: first.at,
     };
     if (indexed.finished < 0) return entry;
-    const finished = this.#line<"finished">(indexed.finished, indexed.finishedLength);
+    const finished =
+      indexed.finished === indexed.started
+        ? (first as Extract<Line, { state: "finished" }>)
+        : this.#line<"finished">(indexed.finished, indexed.finishedLength);
     return {
       ...entry,
       state: "finished",
@@ -171,6 +185,10 @@ export class FileCallJournal implements CallJournal {
   /** Drops the index entries of finished calls (an unfinished one stays, so `unfinished()` still reports it). */
   release(keys: readonly string[]): void {
     for (const key of keys) if ((this.#entries.get(key)?.finished ?? -1) >= 0) this.#entries.delete(key);
+  }
+
+  async record(start: JournalStart, result: ToolResult, durationMs: number): Promise<void> {
+    this.#append({ state: "finished", ...start, result, durationMs, at: new Date().toISOString() });
   }
 
   async unfinished(): Promise<JournalEntry[]> {

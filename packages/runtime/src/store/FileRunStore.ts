@@ -11,7 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { acquireFileLock, didYouMean, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
+import { acquireFileLock, didYouMean, eventLine, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
 import { readNdjson } from "../internal/ndjson.js";
 import { FileCallJournal } from "./FileCallJournal.js";
 import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
@@ -241,7 +241,7 @@ class FileRunHandle implements RunHandle {
   }
 
   appendEvent(event: RunEvent): void {
-    this.#pendingEvents += `${JSON.stringify(event)}\n`;
+    this.#pendingEvents += `${eventLine(event)}\n`;
     this.#flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS).unref();
   }
 
