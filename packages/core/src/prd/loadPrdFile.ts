@@ -164,7 +164,7 @@ export async function scanPrdFile(
     });
     return { file, head: whole, problems: loaded.problems };
   }
-  problems.push(...checker.problems);
+  problems.push(...checker.finish());
   return { file, head, problems: sortProblems(problems), source: { digest: hash.digest("hex"), spans } };
 }
 

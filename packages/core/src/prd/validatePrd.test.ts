@@ -29,6 +29,21 @@ describe("validatePrd", () => {
     });
   });
 
+  it("reports a dependsOn that names no story, the story itself, or a story that runs after it", () => {
+    const stories = [
+      story({ id: "US-001", priority: 1 }),
+      story({ id: "US-002", priority: 2, dependsOn: ["US-001", "US-0003", "US-002", "US-004"] }),
+      story({ id: "US-003", priority: 2 }),
+      story({ id: "US-004", priority: 3 }),
+      story({ id: "US-005", priority: 2, dependsOn: ["US-003"] }),
+    ];
+    expect(problemsOf(stories)).toEqual([
+      `${FILE}: $.userStories[1].dependsOn[1]: no story "US-0003" in this PRD (did you mean "US-003", "US-001" or "US-002"?)`,
+      `${FILE}: $.userStories[1].dependsOn[2]: US-002 cannot depend on itself`,
+      `${FILE}: $.userStories[1].dependsOn[3]: "US-004" runs after US-002 (priority 3, then file order; US-002 has 2): give "US-004" a lower priority number or put it first`,
+    ]);
+  });
+
   it("keeps unknown fields at every level", () => {
     const { prd } = validatePrd(
       { project: "P", owner: "team-a", userStories: [story({ estimate: 3 })] },

@@ -159,6 +159,10 @@ export class StoryChecker {
   readonly problems: Problem[] = [];
   readonly #context: PrdValidationContext;
   readonly #firstIdAt = new Map<string, number>();
+  /** Where each valid story runs (priority, then file position) by id: for the `dependsOn` checks. */
+  readonly #runsAt = new Map<string, { priority: number; index: number }>();
+  /** The stories with a `dependsOn`, checked once every story is known ({@link finish}). */
+  readonly #dependents: Array<{ index: number; priority: number; id: string; dependsOn: string[] }> = [];
 
   constructor(context: PrdValidationContext) {
     this.#context = context;
@@ -185,7 +189,32 @@ export class StoryChecker {
       return undefined;
     }
     this.problems.push(...checkStory(story.data, index, this.#context), ...argumentLimits(story.data, index, file));
+    const { priority, dependsOn } = story.data;
+    if (!this.#runsAt.has(story.data.id)) this.#runsAt.set(story.data.id, { priority, index });
+    if (dependsOn?.length) this.#dependents.push({ index, priority, id: story.data.id, dependsOn });
     return story.data;
+  }
+
+  /**
+   * Checks what needs every story (each `dependsOn` names a story of this PRD that runs before it) and
+   * returns all the problems found.
+   */
+  finish(): Problem[] {
+    const { file } = this.#context;
+    const known = [...this.#runsAt.keys()];
+    for (const story of this.#dependents)
+      story.dependsOn.forEach((dep, j) => {
+        const path = formatJsonPath(["userStories", story.index, "dependsOn", j]);
+        const at = this.#runsAt.get(dep);
+        let message: string | undefined;
+        if (dep === story.id) message = `${story.id} cannot depend on itself`;
+        else if (!at) message = `no story "${dep}" in this PRD${didYouMean(dep, known)}`;
+        else if (at.priority > story.priority || (at.priority === story.priority && at.index > story.index))
+          message = `"${dep}" runs after ${story.id} (priority ${at.priority}, then file order; ${story.id} has ${story.priority}): give "${dep}" a lower priority number or put it first`;
+        if (message) this.problems.push({ file, path, message, severity: "error" });
+      });
+    this.#dependents.length = 0;
+    return this.problems;
   }
 }
 
@@ -223,7 +252,7 @@ export function validatePrd(data: unknown, context: PrdValidationContext): PrdVa
     const story = checker.check(raw, index);
     if (story) stories.push(story);
   });
-  problems.push(...checker.problems);
+  problems.push(...checker.finish());
   const valid = stories.length === rawStories.length && !hasErrors(problems);
   return { prd: head && valid ? { ...head, userStories: stories } : undefined, problems: sortProblems(problems) };
 }

@@ -1,6 +1,7 @@
 import { MeshflowError } from "@meshflow/core";
 import type { StepContext } from "../internal/StepContext.js";
 import type { ConsultRecord, StepRunner } from "../internal/StepRunner.js";
+import type { CallLog } from "../internal/toolCall.js";
 import type { PlannedStory } from "../RunPlan.js";
 import type { ConsultAnswer, ConsultationInfo, ConsultOptions } from "../specialists/Consultation.js";
 import type { Specialist, StepMemory } from "../specialists/defineSpecialist.js";
@@ -21,6 +22,7 @@ export class Asking {
   readonly #memory: readonly StepMemory[];
   readonly #specialist: Specialist;
   readonly #frame: ConsultFrame | undefined;
+  readonly #log: CallLog;
   #asked = 0;
   #ctx: StepContext | undefined;
 
@@ -31,7 +33,9 @@ export class Asking {
     memory: readonly StepMemory[],
     specialist: Specialist,
     frame: ConsultFrame | undefined,
+    log: CallLog,
   ) {
+    this.#log = log;
     this.#runner = runner;
     this.#planned = planned;
     this.#stepIndex = stepIndex;
@@ -97,6 +101,10 @@ export class Asking {
       ...(spent ? { spent } : {}),
     };
     const result = await this.#runner.runConsultation(this.#planned, this.#stepIndex, this.#memory, frame);
+    // What a consultation may have written counts as a write of the asking step, at the point it
+    // returned: a verify command the step ran before it is not reused by the gate (seq 0: no call of
+    // the step's own).
+    if (result.writes?.length) this.#log.writes.push({ seq: 0, endedAt: this.#log.seq });
     this.records.push({
       id: frame.id,
       specialist: target,

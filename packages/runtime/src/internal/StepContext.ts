@@ -35,6 +35,8 @@ export interface StepContextInit {
   consult(specialist: string, question: string, options?: ConsultOptions): Promise<ConsultAnswer>;
   /** Set when the think() runs as a consultation. */
   consultation?: ConsultationInfo;
+  /** The model budget the step's loops and its consultations share. */
+  spent: BudgetSpent;
   /** Builds the step's model for this context, when one is configured. */
   model?: (ctx: StepContext) => SpecialistModel;
 }
@@ -56,8 +58,8 @@ export class StepContext implements ThinkContext {
   readonly signal: AbortSignal;
   readonly model?: SpecialistModel;
   readonly consultation?: ConsultationInfo;
-  /** The model budget of the loop running now (set by `model.work()`), which consultations share. */
-  spent: BudgetSpent | undefined;
+  /** The model budget of the step: every `model.work()` of it and of the consultations it asks for counts into it. */
+  readonly spent: BudgetSpent;
   /** The story's verify commands this step ran and the runtime accepted (see {@link verified}). */
   readonly verifiedCommands: VerifiedCommand[] = [];
   readonly #init: StepContextInit;
@@ -74,7 +76,7 @@ export class StepContext implements ThinkContext {
     this.memory = runMemory(init.memory);
     this.log = init.notes;
     this.signal = init.scope.signal;
-    this.spent = undefined;
+    this.spent = init.spent;
     if (init.consultation) this.consultation = init.consultation;
     this.consult = init.consult;
     // Specialists may pass these around detached (`const { call } = ctx`).

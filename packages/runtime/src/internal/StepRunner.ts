@@ -1,4 +1,5 @@
 import {
+  type BudgetSpent,
   type ModelCatalog,
   type RunEvent,
   type StepOutcome,
@@ -231,7 +232,9 @@ export class StepRunner {
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
       ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
     };
-    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame);
+    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame, log);
+    // One model budget for the step and every consultation it asks for, whoever thinks first.
+    const spent: BudgetSpent = frame?.spent ?? { turns: 0, tokens: 0 };
     const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
     const models = this.#deps.models;
     const model = planned.model && models ? models.get(planned.model) : undefined;
@@ -252,6 +255,7 @@ export class StepRunner {
         void pending.finally(() => this.#inFlight.delete(pending));
       },
       consult: asking.consult,
+      spent,
       ...(frame ? { consultation: asking.info(frame) } : {}),
       ...(model
         ? {
@@ -265,7 +269,8 @@ export class StepRunner {
                   memory,
                   tokens,
                   consults: asking.allowed(),
-                  ...(frame ? { ask: frame.question, spent: frame.spent } : {}),
+                  spent,
+                  ...(frame ? { ask: frame.question } : {}),
                 },
                 c,
               ),

@@ -28,8 +28,8 @@ export interface StepModelInit {
   consults?: readonly string[];
   /** A consultation's question: added to what the model is asked. */
   ask?: string;
-  /** The budget of the step that asked for this consultation. */
-  spent?: BudgetSpent;
+  /** The step's budget (shared with the step that asked, for a consultation). */
+  spent: BudgetSpent;
 }
 
 const now = () => new Date().toISOString();
@@ -110,8 +110,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
       ]
         .filter(Boolean)
         .join("\n\n");
-      const spent = init.spent ?? { turns: 0, tokens: 0 };
-      ctx.spent = spent;
+      const { spent } = init;
       const claim = await model.run(
         modelTask({
           runId: scope.runId,
@@ -149,7 +148,6 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           signal: scope.signal,
         },
       );
-      ctx.spent = undefined;
       tokens.input += claim.usage.inputTokens;
       tokens.output += claim.usage.outputTokens;
       tokens.turns += claim.usage.turns;

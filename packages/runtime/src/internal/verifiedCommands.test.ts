@@ -26,6 +26,13 @@ describe("reusableVerifies", () => {
     expect([...reusableVerifies(steps).keys()]).toEqual([0, 1]);
   });
 
+  it("counts a consultation that wrote (seq 0, ended when the step had started endedAt calls) like a write of the step", () => {
+    // The step verified v0 with call 2, then a consultation wrote and returned after call 2: v0 is stale.
+    // v1 was verified by call 3, after the consultation returned: it stands.
+    const steps = [{ step: 5, status: "passed", verified: [v(0, 2), v(1, 3)], writes: [{ seq: 0, endedAt: 2 }] }];
+    expect([...reusableVerifies(steps).keys()]).toEqual([1]);
+  });
+
   it("does not reuse a command after which the step wrote, or any later step did", () => {
     // seq 3 is a write that ended after the verify call (seq 2) started.
     expect(
