@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { PrdGitSchema, PrdSplitter } from "@meshflow/core";
 
 /** What the CLI needs of a story before a run: read leniently, one story at a time. */
@@ -40,16 +41,25 @@ function outlineStory(raw: unknown): OutlineStory | undefined {
  * with `stories: false` no story is parsed (the PRD's own fields only, `stories` empty).
  */
 export function readPrdOutline(file: string, options: { stories?: boolean } = {}): PrdOutline | undefined {
+  const withStories = options.stories !== false;
+  const path = resolve(file);
   try {
+    const known = last && last.path === path && last.version === versionOf(statSync(path)) ? last : undefined;
+    if (known && (known.withStories || !withStories)) {
+      // Read once for this command: the stories are given once, then only the PRD's own fields.
+      if (known.withStories && !withStories) last = { ...known, withStories: false, outline: headOnly(known.outline) };
+      return withStories ? known.outline : headOnly(known.outline);
+    }
     const stories: OutlineStory[] = [];
-    const withStories = options.stories !== false;
     const splitter = new PrdSplitter(({ bytes }) => {
       if (!withStories) return;
       const story = outlineStory(JSON.parse(bytes.toString("utf8")));
       if (story) stories.push(story);
     });
-    const fd = openSync(file, "r");
+    const fd = openSync(path, "r");
+    let version: string;
     try {
+      version = versionOf(fstatSync(fd));
       for (;;) {
         const chunk = Buffer.allocUnsafe(CHUNK);
         const read = readSync(fd, chunk, 0, CHUNK, null);
@@ -62,16 +72,29 @@ export function readPrdOutline(file: string, options: { stories?: boolean } = {}
     const text = splitter.finish();
     if (text === undefined) return undefined;
     const head = record(JSON.parse(text));
-    return {
+    const outline: PrdOutline = {
       dependsOn: strings(head.dependsOn),
       ...(typeof head.branchName === "string" ? { branchName: head.branchName } : {}),
       commit: PrdGitSchema.safeParse(head.git).data?.commit === true,
       stories,
     };
+    last = { path, version, withStories, outline };
+    return outline;
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The last outline read, while its file is unchanged: a command asks for the same PRD's outline
+ * several times before its run starts (its dependencies, the servers to start early, git settings),
+ * and a big PRD is then read once. Only one file's, and its stories only until they were asked for.
+ */
+let last: { path: string; version: string; withStories: boolean; outline: PrdOutline } | undefined;
+
+const versionOf = (stat: { ino: number; size: number; mtimeMs: number }) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+
+const headOnly = (outline: PrdOutline): PrdOutline => ({ ...outline, stories: [] });
 
 const CHUNK = 1024 * 1024;
 

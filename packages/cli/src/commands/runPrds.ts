@@ -94,9 +94,8 @@ export async function runPrds(
         throw new MeshflowError("usage", `${given}: no PRD files (prd-*.json, *.prd.json) in this folder`);
       targets = listed.map((p) => ({ file: p.file, dependsOn: p.dependsOn, stories: options.story }));
     } else {
-      const deps = (readPrdOutline(given, { stories: false })?.dependsOn ?? []).map((d) =>
-        resolvePath(dirname(given), d),
-      );
+      // With its stories: the servers to start early are read from the same outline next.
+      const deps = (readPrdOutline(given)?.dependsOn ?? []).map((d) => resolvePath(dirname(given), d));
       targets = [{ file: given, dependsOn: deps, stories: options.story, runId: options.runId }];
     }
   }

@@ -7,6 +7,10 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
+/** Bytes that open or close a string, an object or an array. */
+const STRUCTURAL = new Uint8Array(256);
+for (const byte of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY]) STRUCTURAL[byte] = 1;
+
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
 /** Where the scan is in the stories array (depth 2): what may come next. */
@@ -110,6 +114,11 @@ export class PrdSplitter {
           elementFrom = -1;
         }
         continue;
+      }
+      if (this.#depth >= 3) {
+        // Inside a story's object or array only strings and brackets matter: skip the rest quickly.
+        while (i < n && !STRUCTURAL[chunk[i] as number]) i++;
+        if (i >= n) break;
       }
       const byte = chunk[i] as number;
       if (this.#literal && this.#depth === 2 && (isSpace(byte) || byte === COMMA || byte === CLOSE_ARRAY)) {
