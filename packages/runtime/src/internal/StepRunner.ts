@@ -97,12 +97,12 @@ export class StepRunner {
 
   /** Forgets what was prepared for a story (it has concluded). */
   forget(planned: PlannedStory): void {
-    for (let i = 0; i < planned.story.mavenSteps.length; i++) this.#prepared.delete(`${planned.story.id}#${i}`);
+    for (let i = 0; i < planned.steps.length; i++) this.#prepared.delete(`${planned.id}#${i}`);
   }
 
   /** Routes a step and computes its repertoire (memoised until the story concludes). */
   prepare(planned: PlannedStory, stepIndex: number): Prepared {
-    const id = `${planned.story.id}#${stepIndex}`;
+    const id = `${planned.id}#${stepIndex}`;
     let prepared = this.#prepared.get(id);
     if (!prepared) {
       prepared = this.#prepare(planned, stepIndex, planned.specialists[stepIndex] ?? "");

@@ -14,7 +14,7 @@ export async function concludeStory(
   const planned = state.storyOf(context.story);
   const handle = state.requireHandle();
   const { storyStatus: status, storySummary: summary, steps, gate } = context;
-  handle.writeEvidence(planned.story.id, {
+  handle.writeEvidence(planned.id, {
     runId: handle.runId,
     title: planned.story.title,
     status,

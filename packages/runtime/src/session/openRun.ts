@@ -18,7 +18,7 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
       runId: state.runId,
       prd: checked.plan.prdFile,
       prdDigest: checked.prdDigest,
-      stories: checked.plan.stories.map((s) => s.story.id),
+      stories: checked.plan.stories.map((s) => s.id),
       options: {
         ...options.record,
         failFast: options.failFast === true,

@@ -116,24 +116,24 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
 
   const hooks: StoryHooks = {
     async beforeStory(planned, _plan, runId) {
-      learnings.delete(planned.story.id);
+      learnings.delete(planned.id);
       if (!git) return;
       try {
         // The tree the last story left is this one's start (only the runtime's own files changed since).
-        const kept = options.resuming ? memory.loadStart(prdFile, planned.story.id, options.resuming) : undefined;
+        const kept = options.resuming ? memory.loadStart(prdFile, planned.id, options.resuming) : undefined;
         const start = kept ?? last ?? (await git.state(ignored));
-        before.set(planned.story.id, start);
+        before.set(planned.id, start);
         last = undefined;
-        if (!kept) memory.saveStart(prdFile, planned.story.id, runId, start);
+        if (!kept) memory.saveStart(prdFile, planned.id, runId, start);
       } catch (error) {
-        problems.set(planned.story.id, [`git status before the story: ${toMeshflowError(error).message}`]);
+        problems.set(planned.id, [`git status before the story: ${toMeshflowError(error).message}`]);
       }
     },
-    recall: (planned) => memory.recall(prdFile, planned.story.id, related),
+    recall: (planned) => memory.recall(prdFile, planned.id, related),
     carried(planned, stepIndex) {
-      const kept = options.carried?.get(planned.story.id)?.get(stepIndex);
+      const kept = options.carried?.get(planned.id)?.get(stepIndex);
       // A PRD edited since the earlier run may have other steps there: those run again.
-      return kept && kept.step === planned.story.mavenSteps[stepIndex] ? kept : undefined;
+      return kept && kept.step === planned.steps[stepIndex] ? kept : undefined;
     },
     onLog(entry) {
       if (entry.level !== "learning" || typeof entry.storyId !== "string" || typeof entry.message !== "string") return;
