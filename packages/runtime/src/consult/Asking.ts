@@ -1,5 +1,4 @@
-import { MeshflowError } from "@meshflow/core";
-import type { StepContext } from "../internal/StepContext.js";
+import { type BudgetSpent, MeshflowError } from "@meshflow/core";
 import type { ConsultRecord, StepRunner } from "../internal/StepRunner.js";
 import type { CallLog } from "../internal/toolCall.js";
 import type { PlannedStory } from "../RunPlan.js";
@@ -23,8 +22,8 @@ export class Asking {
   readonly #specialist: Specialist;
   readonly #frame: ConsultFrame | undefined;
   readonly #log: CallLog;
+  readonly #spent: BudgetSpent;
   #asked = 0;
-  #ctx: StepContext | undefined;
 
   constructor(
     runner: StepRunner,
@@ -34,8 +33,10 @@ export class Asking {
     specialist: Specialist,
     frame: ConsultFrame | undefined,
     log: CallLog,
+    spent: BudgetSpent,
   ) {
     this.#log = log;
+    this.#spent = spent;
     this.#runner = runner;
     this.#planned = planned;
     this.#stepIndex = stepIndex;
@@ -60,11 +61,6 @@ export class Asking {
     };
   }
 
-  /** The context whose model budget a consultation shares. */
-  bind(ctx: StepContext): void {
-    this.#ctx = ctx;
-  }
-
   /** `ctx.consult`. */
   readonly consult = async (target: string, question: string, options: ConsultOptions = {}): Promise<ConsultAnswer> => {
     const story = this.#planned.story;
@@ -86,7 +82,6 @@ export class Asking {
     });
     this.#asked += 1;
     const keyBase = `${this.#frame?.keyBase ?? `step${step}`}/${target}.${this.#asked}`;
-    const spent = this.#ctx?.spent;
     const frame: ConsultFrame = {
       id: `${story.id}/${keyBase}`,
       keyBase,
@@ -98,7 +93,7 @@ export class Asking {
       depth: chain.length,
       chain: [...chain, target],
       ...(options.context === undefined ? {} : { context: options.context }),
-      ...(spent ? { spent } : {}),
+      spent: this.#spent,
     };
     const result = await this.#runner.runConsultation(this.#planned, this.#stepIndex, this.#memory, frame);
     // What a consultation may have written counts as a write of the asking step, at the point it

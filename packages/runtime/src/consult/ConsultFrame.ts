@@ -19,9 +19,15 @@ export interface ConsultFrame {
   chain: readonly string[];
   /** What the asking specialist passed as `options.context`. */
   context?: unknown;
-  /** The model budget shared with the asking step (absent when it had no model loop running). */
-  spent?: BudgetSpent;
+  /** The model budget shared with the asking step. */
+  spent: BudgetSpent;
 }
+
+/** What of a consultation the chief analyst holds (its child actor's data) and its events report. */
+export type ConsultationState = Pick<
+  ConsultFrame,
+  "id" | "keyBase" | "storyId" | "step" | "specialist" | "by" | "question" | "depth"
+>;
 
 /** What a consultation ended with, as its `consult.done` event reports it. */
 export interface ConsultEnd {
@@ -40,7 +46,7 @@ export interface ConsultSink {
 const now = () => new Date().toISOString();
 
 /** The `consult.started` event of a consultation. */
-export function consultStartedEvent(runId: string, frame: ConsultFrame): RunEvent {
+export function consultStartedEvent(runId: string, frame: ConsultationState): RunEvent {
   return {
     type: "consult.started",
     time: now(),

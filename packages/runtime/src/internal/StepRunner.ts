@@ -232,9 +232,9 @@ export class StepRunner {
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
       ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
     };
-    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame, log);
     // One model budget for the step and every consultation it asks for, whoever thinks first.
     const spent: BudgetSpent = frame?.spent ?? { turns: 0, tokens: 0 };
+    const asking = new Asking(this, planned, stepIndex, memory, specialist, frame, log, spent);
     const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
     const models = this.#deps.models;
     const model = planned.model && models ? models.get(planned.model) : undefined;
@@ -277,7 +277,6 @@ export class StepRunner {
           }
         : {}),
     });
-    asking.bind(ctx);
     let result: StepOutcome;
     try {
       const returned: unknown = await (specialist.think ?? defaultThink)(ctx);

@@ -1,9 +1,10 @@
 import { type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
 import { assign, emit, enqueueActions, setup } from "xstate";
+import { consultDoneEvent, consultStartedEvent } from "../consult/ConsultFrame.js";
 import type { GateResult } from "../gate/runVerify.js";
 import type { StepResult } from "../internal/StepRunner.js";
 import type { RunPlan } from "../RunPlan.js";
-import { type ConsultEvent, consultation, consultDone, consultStarted } from "./consultation.js";
+import { type ConsultEvent, consultation } from "./consultation.js";
 
 /** Story tallies of a run. */
 export interface RunCounts {
@@ -146,14 +147,14 @@ export function createChiefAnalyst(services: ChiefServices) {
         actions: enqueueActions(({ context, event, enqueue }) => {
           if (event.type !== "CONSULT_STARTED") return;
           enqueue.spawnChild("consultation", { id: event.consult.id, input: event.consult });
-          enqueue.emit(consultStarted(context.runId, event.consult));
+          enqueue.emit(consultStartedEvent(context.runId, event.consult));
         }),
       },
       CONSULT_DONE: {
         actions: enqueueActions(({ context, event, enqueue }) => {
           if (event.type !== "CONSULT_DONE") return;
           enqueue.stopChild(event.consult.id);
-          enqueue.emit(consultDone(context.runId, event.consult, event.end));
+          enqueue.emit(consultDoneEvent(context.runId, event.consult, event.end));
         }),
       },
     },

@@ -1,10 +1,11 @@
 import type { RunEvent } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
+import type { ConsultationState } from "../consult/ConsultFrame.js";
 import type { StepResult } from "../internal/StepRunner.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import { createChiefAnalyst } from "./chiefAnalyst.js";
-import { type ConsultationState, describeSaved } from "./consultation.js";
+import { describeSaved } from "./consultation.js";
 
 const story = (id: string): PlannedStory => ({
   story: {

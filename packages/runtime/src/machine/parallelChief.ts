@@ -1,9 +1,10 @@
 import { type RunEvent, type StepStatus, sumTokens } from "@meshflow/core";
 import { assign, emit, enqueueActions, setup } from "xstate";
+import { consultDoneEvent, consultStartedEvent } from "../consult/ConsultFrame.js";
 import type { GateResult } from "../gate/runVerify.js";
 import type { StepResult } from "../internal/StepRunner.js";
 import type { ChiefContext, ChiefServices } from "./chiefAnalyst.js";
-import { consultation, consultDone, consultStarted } from "./consultation.js";
+import { consultation } from "./consultation.js";
 import { type ParallelEvent, StoryEvents } from "./StoryEvents.js";
 import { StoryOrder } from "./StoryOrder.js";
 
@@ -96,14 +97,14 @@ export function createParallelChief(services: ParallelServices) {
         actions: enqueueActions(({ context, event, enqueue }) => {
           if (event.type !== "CONSULT_STARTED") return;
           enqueue.spawnChild("consultation", { id: event.consult.id, input: event.consult });
-          enqueue.emit(consultStarted(context.runId, event.consult));
+          enqueue.emit(consultStartedEvent(context.runId, event.consult));
         }),
       },
       CONSULT_DONE: {
         actions: enqueueActions(({ context, event, enqueue }) => {
           if (event.type !== "CONSULT_DONE") return;
           enqueue.stopChild(event.consult.id);
-          enqueue.emit(consultDone(context.runId, event.consult, event.end));
+          enqueue.emit(consultDoneEvent(context.runId, event.consult, event.end));
         }),
       },
     },

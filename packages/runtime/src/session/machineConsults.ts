@@ -1,6 +1,6 @@
-import type { ConsultFrame, ConsultSink } from "../consult/ConsultFrame.js";
+import type { ConsultationState, ConsultFrame, ConsultSink } from "../consult/ConsultFrame.js";
 import type { ChiefAnalyst } from "../machine/chiefAnalyst.js";
-import type { ConsultationState, ConsultEvent } from "../machine/consultation.js";
+import type { ConsultEvent } from "../machine/consultation.js";
 import type { ParallelChief } from "../machine/parallelChief.js";
 import type { PersistedActor } from "./PersistedActor.js";
 
