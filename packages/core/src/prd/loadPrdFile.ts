@@ -137,7 +137,6 @@ export async function scanPrdFile(
       problems.push(...checked.problems);
     } catch {
       // Not JSON around the stories: the whole parse says where.
-      head = undefined;
       broken = true;
     }
   }
