@@ -99,9 +99,10 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     for (const p of PUBLISHED)
       expect(existsSync(join(project, "node_modules", "@meshflow", p, "dist", "index.js"))).toBe(true);
     expect(existsSync(join(project, "node_modules", "@meshflow", "cli", "dist", ".tsbuildinfo"))).toBe(false);
-    expect(
-      existsSync(join(project, "node_modules", "@meshflow", "cli", "builtin", "agents", "quality-agent", "agent.ts")),
-    ).toBe(true);
+    // The built-in specialists ship compiled: loaded with Node's own import(), no transpiler.
+    const builtin = join(project, "node_modules", "@meshflow", "cli", "builtin", "agents", "quality-agent");
+    expect(existsSync(join(builtin, "agent.js"))).toBe(true);
+    expect(existsSync(join(builtin, "agent.ts"))).toBe(false);
   });
 
   it("gives the flow and meshflow commands", async () => {

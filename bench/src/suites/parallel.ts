@@ -67,10 +67,7 @@ function flowRun(parallel: number): Timing {
         prd,
         "--parallel",
         String(parallel),
-        "--agents",
-        join(ROOT, "agents"),
-        "--skills",
-        join(ROOT, "skills"),
+        // No --agents / --skills: the specialists and skills @meshflow/cli ships, as in a project without its own.
         "--calls-per-minute",
         "0",
         "--json",

@@ -57,10 +57,7 @@ function flowRun(stories: number): Sample {
         prd,
         "--mcp-config",
         join(dir, ".mcp.json"),
-        "--agents",
-        join(ROOT, "agents"),
-        "--skills",
-        join(ROOT, "skills"),
+        // No --agents / --skills: the specialists and skills @meshflow/cli ships, as in a project without its own.
         "--store",
         join(dir, ".flow"),
         "--calls-per-minute",
@@ -141,10 +138,7 @@ export async function runMcpSuite(): Promise<Row[]> {
         one.prd,
         "--mcp-config",
         join(one.dir, ".mcp.json"),
-        "--agents",
-        join(ROOT, "agents"),
-        "--skills",
-        join(ROOT, "skills"),
+        // No --agents / --skills: the specialists and skills @meshflow/cli ships, as in a project without its own.
         "--store",
         join(one.dir, ".flow"),
       ]);

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Copies the repository's shipped specialists (agents/) and skills (skills/) into builtin/, the
 // data @meshflow/cli ships: they are the defaults of a project that has none of its own. Tests of
-// the specialists stay behind (they need the repository's fixtures).
-import { cpSync, existsSync, rmSync } from "node:fs";
+// the specialists stay behind (they need the repository's fixtures). The specialists' TypeScript is
+// compiled to JavaScript here, so a run loads them with Node's own import, without a transpiler.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 
 const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
 const repo = join(pkg, "..", "..");
@@ -18,3 +20,29 @@ for (const folder of ["agents", "skills"]) {
     filter: (file) => !/\.test\.ts$/.test(basename(file)) && basename(file) !== "node_modules",
   });
 }
+
+// The compiler options of the repository (tsconfig.base.json), as one file at a time needs them.
+const compilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  verbatimModuleSyntax: true,
+  sourceMap: false,
+};
+function compileFolder(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) compileFolder(path);
+    else if (entry.isFile() && /\.m?ts$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
+      const { outputText, diagnostics } = ts.transpileModule(readFileSync(path, "utf8"), {
+        compilerOptions,
+        fileName: path,
+        reportDiagnostics: true,
+      });
+      if (diagnostics?.length)
+        throw new Error(`copy-builtin: ${path}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText, "\n")}`);
+      writeFileSync(path.replace(/ts$/, "js"), outputText);
+      rmSync(path);
+    }
+  }
+}
+compileFolder(join(target, "agents"));

@@ -1,22 +1,24 @@
 import type { McpServerConfig } from "@meshflow/core";
 import {
+  ClientPool,
+  type ClientPoolOptions,
+  DEFAULT_CALLS_PER_MINUTE,
+  Guard,
+  type PoolEvent,
+  type ServerFailure,
+} from "@meshflow/mcp";
+import {
   assertToolsetNames,
   type ClientHello,
   type ClientMode,
-  ClientPool,
-  type ClientPoolOptions,
   CORE_TOOLSET,
   confirmationTokenTool,
-  DEFAULT_CALLS_PER_MINUTE,
-  Guard,
   type OpenedSession,
-  type PoolEvent,
   type ServedTool,
-  type ServerFailure,
   type ToolsetConfig,
   ToolsetServer,
   type ToolsetServerEvent,
-} from "@meshflow/mcp";
+} from "@meshflow/mcp/server";
 import { RunEnvironment } from "@meshflow/runtime/host";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";

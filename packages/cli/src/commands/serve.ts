@@ -12,7 +12,7 @@ import {
   serveStdio,
   serveTokenChars,
 } from "@meshflow/gateway";
-import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp";
+import { loadToolsetConfig, parseClientMode } from "@meshflow/mcp/server";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { serverLogDir } from "../mcpSetup.js";
 import { type Output, plural } from "../output.js";

@@ -81,7 +81,14 @@ ${RUN_EXIT_CODES_HELP}
   (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)`,
     )
     .action(async (file, options) => {
-      const { runCommand } = await import("../commands/run.js");
-      setExit(await runCommand(file, flags<RunCommandOptions>()(options), output));
+      const given = flags<RunCommandOptions>()(options);
+      // Before the run's modules load: its servers start meanwhile (see prestartFor).
+      const started = (await import("../commands/prestart.js")).prestartFor(file, given);
+      try {
+        const { runCommand } = await import("../commands/run.js");
+        setExit(await runCommand(file, given, output));
+      } finally {
+        await started?.close();
+      }
     });
 };

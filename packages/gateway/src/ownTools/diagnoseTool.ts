@@ -1,11 +1,5 @@
-import {
-  CORE_TOOLSET,
-  defineLocalTool,
-  diagnose,
-  jsonResult,
-  type ServedTool,
-  type ToolsetServer,
-} from "@meshflow/mcp";
+import { diagnose } from "@meshflow/mcp";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp/server";
 import { z } from "zod";
 import { scrubSecrets } from "../internal/scrub.js";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { formatProblem, loadPrdFile, MeshflowError } from "@meshflow/core";
-import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool, type ToolsetServer } from "@meshflow/mcp/server";
 import {
   classifyTools,
   computeCoverage,

@@ -1,5 +1,6 @@
 import type { RunEvent } from "@meshflow/core";
-import { CORE_TOOLSET, defineLocalTool, jsonResult, refusal, type ServedTool } from "@meshflow/mcp";
+import { refusal } from "@meshflow/mcp";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import {
   effectiveStatus,
   newRunId,

@@ -1,4 +1,5 @@
-import { CORE_TOOLSET, defineLocalTool, type Guard, jsonResult, type ServedTool } from "@meshflow/mcp";
+import type { Guard } from "@meshflow/mcp";
+import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import { z } from "zod";
 
 /**

@@ -1,35 +1,21 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { JsonRpcLineReader } from "./JsonRpcLineReader.js";
+import { takePrestarted } from "./prestartedServers.js";
+import {
+  type DetachedStdioParameters,
+  killGroup,
+  spawnServer,
+  stopServer,
+  trackGroup,
+  untrackGroup,
+} from "./stdioServerProcess.js";
 
-/** What {@link DetachedStdioTransport} starts. */
-export interface DetachedStdioParameters {
-  command: string;
-  args?: readonly string[];
-  /** Merged over the SDK's safe default environment (PATH, HOME, …), as its own transport does. */
-  env?: Record<string, string>;
-  cwd?: string;
-}
-
-const GRACE_MS = 2_000;
-
-/** Process groups of the servers still running; killed when this process exits, however it exits. */
-const live = new Set<number>();
-let exitHook = false;
-function track(pid: number): void {
-  live.add(pid);
-  if (exitHook) return;
-  exitHook = true;
-  // `process.exit()` (a second Ctrl-C) skips every async close: the servers, detached from our
-  // process group, would outlive us. `exit` handlers run synchronously, so `kill` still works here.
-  process.once("exit", () => {
-    for (const group of live) killGroup(group, "SIGKILL");
-  });
-}
+export type { DetachedStdioParameters } from "./stdioServerProcess.js";
+export { killGroup } from "./stdioServerProcess.js";
 
 /**
  * The SDK's stdio client transport, but the server runs in a process group of its own: a Ctrl-C on
@@ -65,23 +51,21 @@ export class DetachedStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error("DetachedStdioTransport already started");
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, [...(this.params.args ?? [])], {
-        env: { ...getDefaultEnvironment(), ...this.params.env },
-        stdio: ["pipe", "pipe", "pipe"],
-        cwd: this.params.cwd,
-        detached: true,
-        windowsHide: true,
-      });
+      // A server started ahead for exactly these parameters (`@meshflow/mcp/prestart`) is taken over.
+      const prestarted = takePrestarted(this.params);
+      const child = prestarted?.child ?? spawnServer(this.params);
       this.child = child;
+      const spawned = () => {
+        this.spawned = child.pid;
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      };
       child.on("error", (error) => {
         reject(error);
         this.onerror?.(error);
       });
-      child.on("spawn", () => {
-        this.spawned = child.pid;
-        if (child.pid !== undefined) track(child.pid);
-        resolve();
-      });
+      if (prestarted?.spawned) spawned();
+      else child.on("spawn", spawned);
       child.on("close", () => {
         if (this.child === child) this.child = undefined;
         this.onclose?.();
@@ -111,26 +95,10 @@ export class DetachedStdioTransport implements Transport {
   async close(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    if (child) {
-      const closed = new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) resolve();
-        else child.once("close", () => resolve());
-      });
-      const within = (ms: number) =>
-        Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-      try {
-        child.stdin?.end();
-      } catch {
-        // Already closed.
-      }
-      if (!(await within(GRACE_MS))) {
-        killGroup(child.pid, "SIGTERM");
-        if (!(await within(GRACE_MS))) killGroup(child.pid, "SIGKILL");
-      }
-    }
+    if (child) await stopServer(child);
     // The server is gone; what it started may not be.
     killGroup(this.spawned, "SIGKILL");
-    if (this.spawned !== undefined) live.delete(this.spawned);
+    untrackGroup(this.spawned);
     this.buffer.clear();
   }
 
@@ -144,21 +112,5 @@ export class DetachedStdioTransport implements Transport {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
     });
-  }
-}
-
-/** Signals a process group (the leader's pid), else the process alone; false when neither exists. */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    try {
-      process.kill(pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
   }
 }

@@ -151,7 +151,7 @@ export class ServerConnection {
       this.spawnedPid = () => undefined;
       return injected;
     }
-    const opened = createTransport(this.config);
+    const opened = await createTransport(this.config);
     this.pidOf = opened.pid;
     this.spawnedPid = opened.spawnedPid;
     opened.stderr?.on("data", (chunk: Buffer | string) =>

@@ -1,8 +1,8 @@
 import type { Stream } from "node:stream";
 import type { McpServerConfig } from "@meshflow/core";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { DetachedStdioTransport, killGroup } from "./DetachedStdioTransport.js";
+import { stdioParameters } from "./stdioServerProcess.js";
 
 /** A transport for a configured server, plus the process id and stderr of a stdio server. */
 export interface OpenedTransport {
@@ -14,9 +14,13 @@ export interface OpenedTransport {
   stderr?: Stream;
 }
 
-/** Builds the default transport of a server: a child process over stdio, or Streamable HTTP. */
-export function createTransport(config: McpServerConfig): OpenedTransport {
+/**
+ * Builds the default transport of a server: a child process over stdio, or Streamable HTTP (its SDK
+ * modules load only when an HTTP server is used).
+ */
+export async function createTransport(config: McpServerConfig): Promise<OpenedTransport> {
   if (config.transport === "http") {
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
@@ -24,12 +28,7 @@ export function createTransport(config: McpServerConfig): OpenedTransport {
   }
   // A process group of its own: the terminal's Ctrl-C is for `flow`, not its servers. stderr is
   // piped, so a server's logs go to our log sink rather than the user's terminal.
-  const transport = new DetachedStdioTransport({
-    command: config.command,
-    args: config.args,
-    env: config.env,
-    ...(config.cwd ? { cwd: config.cwd } : {}),
-  });
+  const transport = new DetachedStdioTransport(stdioParameters(config));
   return {
     transport,
     pid: () => transport.pid,

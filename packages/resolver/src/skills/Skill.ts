@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MeshflowError, type Problem, suggest } from "@meshflow/core";
-import matter from "gray-matter";
 import { z } from "zod";
 import type { CapabilityCatalog } from "../capabilities/CapabilityCatalog.js";
 import { dataProblem, issueMessage, readText, throwProblems } from "../internal/dataFile.js";
+import { splitFrontMatter } from "../internal/frontMatter.js";
 
 const KEBAB = /^[a-z][a-z0-9-]*$/;
 
@@ -35,10 +35,9 @@ export const DEFAULT_SKILLS_DIR = "skills";
 
 /** Parses one SKILL.md's text; with a catalog, every permission must be one of its capabilities. */
 export function parseSkill(text: string, file: string, catalog?: CapabilityCatalog): Skill {
-  let parsed: matter.GrayMatterFile<string>;
+  let parsed: { data: unknown; body: string };
   try {
-    // gray-matter caches by content; a fresh options object disables that so edits are always seen.
-    parsed = matter(text, {});
+    parsed = splitFrontMatter(text);
   } catch (cause) {
     throw new MeshflowError("skill_invalid", `${file}: $: frontmatter is not valid YAML: ${String(cause)}`, { cause });
   }
@@ -71,7 +70,7 @@ export function parseSkill(text: string, file: string, catalog?: CapabilityCatal
     description,
     permissions,
     ...(specialists ? { specialists } : {}),
-    body: parsed.content.trim(),
+    body: parsed.body.trim(),
     file,
     metadata,
   };

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isMeshflowError, MeshflowError, userCacheDir } from "@meshflow/core";
 import { isSpecialist, type Specialist } from "./defineSpecialist.js";
 
@@ -21,6 +21,8 @@ export interface LoadSpecialistsOptions {
    * Folders of built-in specialists (the ones `@meshflow/cli` ships), loaded after `paths`: each of
    * their specialist folders only when `paths` defined no specialist of that folder's name, so a
    * project's own `agents/<name>` replaces the built-in of that name. Missing folders are skipped.
+   * Their JavaScript entries load with Node's own `import()` (they are compiled when the package is
+   * built, and resolve `@meshflow/runtime` as the package does); TypeScript ones go through jiti.
    */
   builtin?: readonly string[];
 }
@@ -129,15 +131,18 @@ export async function loadSpecialists(
     if (!existsSync(absolute)) continue;
     for (const file of entriesOf(absolute)) {
       if (found.has(basename(dirname(file)))) continue;
-      const specialist = await importSpecialist(file);
+      const specialist = await importSpecialist(file, /\.m?js$/.test(file) ? nativeImport : undefined);
       if (!found.has(specialist.name)) found.set(specialist.name, { specialist, file });
     }
   }
   return found;
 }
 
-async function importSpecialist(file: string): Promise<Specialist> {
-  const load = await getImporter();
+const nativeImport: Importer = async (file) =>
+  ((await import(pathToFileURL(file).href)) as { default: unknown }).default;
+
+async function importSpecialist(file: string, importer?: Importer): Promise<Specialist> {
+  const load = importer ?? (await getImporter());
   let loaded: unknown;
   try {
     loaded = await load(file);
