@@ -132,3 +132,4 @@ export {
   type UniversalToolKind,
   UniversalToolSchema,
 } from "./tools/UniversalTool.js";
+export { parseYaml, yamlCacheDir, yamlLibrary } from "./yaml/parseYaml.js";

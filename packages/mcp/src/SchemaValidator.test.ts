@@ -83,6 +83,17 @@ describe("SchemaValidator", () => {
     });
   });
 
+  it("handles 2019-09 schemas (dependentRequired)", () => {
+    const schema = tool({
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      type: "object",
+      dependentRequired: { card: ["cvc"] },
+    });
+    const validator = new SchemaValidator();
+    expect(validator.check(schema, { card: "4111", cvc: "123" })).toEqual({ ok: true });
+    expect(validator.check(schema, { card: "4111" })).toMatchObject({ ok: false });
+  });
+
   it("skips a schema that cannot be compiled and says why", () => {
     const result = new SchemaValidator().check(tool({ type: "object", properties: { a: { $ref: "#/nowhere" } } }), {});
     expect(result).toMatchObject({ ok: "skipped", reason: expect.stringContaining("nowhere") });

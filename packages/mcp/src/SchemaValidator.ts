@@ -1,8 +1,12 @@
+import { createRequire } from "node:module";
 import { formatJsonPath, type ToolDescriptor } from "@meshflow/core";
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+
+// The 2019-09 and 2020-12 dialects load only for a schema that declares one (ajv is CommonJS).
+const require = createRequire(import.meta.url);
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is `.default` at run time.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -67,7 +71,12 @@ export class SchemaValidator {
     const key = dialect.includes("2020-12") ? "2020-12" : dialect.includes("2019-09") ? "2019-09" : "draft-07";
     let ajv = this.instances.get(key);
     if (!ajv) {
-      ajv = key === "2020-12" ? new Ajv2020(OPTIONS) : key === "2019-09" ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
+      ajv =
+        key === "2020-12"
+          ? new (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020(OPTIONS)
+          : key === "2019-09"
+            ? new (require("ajv/dist/2019.js") as { Ajv2019: typeof Ajv2019 }).Ajv2019(OPTIONS)
+            : new Ajv(OPTIONS);
       addFormats(ajv);
       this.instances.set(key, ajv);
     }

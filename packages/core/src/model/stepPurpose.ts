@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { MeshflowError } from "../errors/MeshflowError.js";
+import { parseYaml } from "../yaml/parseYaml.js";
 
 const PURPOSES_FILE = fileURLToPath(new URL("../../data/step-purposes.yaml", import.meta.url));
 

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { MeshflowError } from "../errors/MeshflowError.js";
 import { formatJsonPath } from "../json/jsonPath.js";
 import { MAX_STEP, MIN_STEP } from "../prd/PrdSchema.js";
 import { formatProblem, type Problem } from "../problems/Problem.js";
+import { parseYaml } from "../yaml/parseYaml.js";
 
 const SPECIALIST_NAME = /^[a-z][a-z0-9-]*$/;
 

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type ErrorCode, formatJsonPath, formatProblem, MeshflowError, type Problem } from "@meshflow/core";
-import { parse as parseYaml } from "yaml";
+import { type ErrorCode, formatJsonPath, formatProblem, MeshflowError, type Problem, parseYaml } from "@meshflow/core";
 import type { z } from "zod";
 
 /** A located problem of a data file, as a {@link Problem}. */

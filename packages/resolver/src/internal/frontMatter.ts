@@ -1,4 +1,4 @@
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "@meshflow/core";
 
 /** The front matter of a Markdown file: a first line `---`, YAML, then a line `---`. */
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;

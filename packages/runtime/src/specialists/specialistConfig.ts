@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { MeshflowError } from "@meshflow/core";
-import { parseDocument } from "yaml";
+import { MeshflowError, parseYaml } from "@meshflow/core";
 
 /** A specialist's settings: plain data (numbers, strings, lists, objects). */
 export type SpecialistConfig = Record<string, unknown>;
@@ -98,17 +97,18 @@ export function loadSpecialistConfig<C extends SpecialistConfig = SpecialistConf
       details: { file: path },
     });
   }
-  const doc = parseDocument(text);
-  const first = doc.errors[0];
-  if (first) {
+  let data: unknown;
+  try {
+    data = parseYaml(text) ?? {};
+  } catch (error) {
+    const first = error as { linePos?: Array<{ line: number; col: number }>; message?: string };
     const at = first.linePos?.[0];
     throw new MeshflowError(
       "specialist_invalid",
-      `${path}${at ? `:${at.line}:${at.col}` : ""}: invalid YAML: ${first.message.split("\n")[0]}`,
+      `${path}${at ? `:${at.line}:${at.col}` : ""}: invalid YAML: ${String(first.message ?? error).split("\n")[0]}`,
       { details: { file: path } },
     );
   }
-  const data: unknown = doc.toJS() ?? {};
   if (!isPlainObject(data))
     throw new MeshflowError("specialist_invalid", `${path}: expected a mapping of settings at the top level`, {
       details: { file: path },
