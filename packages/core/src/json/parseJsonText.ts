@@ -1,4 +1,13 @@
-import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { ParseError } from "jsonc-parser";
+
+type JsoncParser = typeof import("jsonc-parser");
+let jsonc: JsoncParser | undefined;
+/** jsonc-parser, loaded only to say where a text that is not JSON goes wrong. */
+function jsoncParser(): JsoncParser {
+  jsonc ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
+  return jsonc;
+}
 
 /** Where in a text a parse failed, 1-based. */
 export interface TextPosition {
@@ -50,6 +59,7 @@ export function parseJsonText(text: string): JsonParseResult {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
     const errors: ParseError[] = [];
+    const { parse: parseJsonc, printParseErrorCode } = jsoncParser();
     parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
     const first = errors[0];
     if (first) {

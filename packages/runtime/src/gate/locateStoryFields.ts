@@ -1,4 +1,4 @@
-import { visit } from "jsonc-parser";
+import { jsoncParser } from "./jsoncParser.js";
 
 /** A `[start, end)` character range of a value in the PRD text. */
 export type Span = readonly [number, number];
@@ -61,7 +61,7 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
     } else if (frame && stack.length === 3) record(storyProp(), [frame.start, offset + length], undefined);
   };
 
-  visit(
+  jsoncParser().visit(
     text,
     {
       onObjectBegin: (offset) => begin(false, offset),

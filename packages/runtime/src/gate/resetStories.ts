@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import { didYouMean, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
-import { applyEdits, type FormattingOptions, modify, type ParseError, parse } from "jsonc-parser";
+import type { FormattingOptions, ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
+import { jsoncParser } from "./jsoncParser.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
 /** What {@link resetStories} did. */
@@ -27,6 +28,7 @@ function resetText(
   file: string,
   storyIds: readonly string[] | undefined,
 ): ResetResult & { text: string } {
+  const { applyEdits, modify, parse } = jsoncParser();
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as { userStories?: unknown };
   if (errors.length || !Array.isArray(data?.userStories))

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import { MeshflowError, type PrdSource, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
-import { applyEdits, type FormattingOptions, modify, parse, visit } from "jsonc-parser";
+import type { FormattingOptions } from "jsonc-parser";
+import { jsoncParser } from "./jsoncParser.js";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
 import { type IndexedMark, joinNote, streamStoriesPassed } from "./streamStoriesPassed.js";
@@ -25,6 +26,7 @@ function formattingOf(text: string): FormattingOptions {
 
 /** The general path: jsonc-parser edits (also inserts `passes`/`notes` when a story lacks them). */
 function markWithEdits(text: string, file: string, mark: PassMark): string {
+  const { applyEdits, modify, parse } = jsoncParser();
   const data = parse(text) as { userStories?: unknown };
   const stories = Array.isArray(data?.userStories) ? (data.userStories as Array<Record<string, unknown>>) : [];
   const index = stories.findIndex((s) => s && typeof s === "object" && s.id === mark.storyId);
@@ -89,7 +91,7 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  */
 function complete(text: string): boolean {
   let whole = text.trim().length > 0;
-  visit(
+  jsoncParser().visit(
     text,
     {
       onError() {
