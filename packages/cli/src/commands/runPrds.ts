@@ -101,6 +101,15 @@ export async function runPrds(
   }
   const models = modelSettings(options);
   const warm = [...new Set(targets.flatMap((t) => prdServers(t.file, t.stories)))];
+  // Each PRD's repository is looked for (a `git` process) while the environment loads.
+  const repositories = new Map<string, Promise<Git | undefined>>();
+  for (const target of targets) {
+    if (repositories.has(target.file)) continue;
+    const found = Git.find(dirname(resolvePath(target.file)));
+    // A PRD not run after all (a folder's PRD still waiting) leaves its lookup unread: not an error.
+    found.catch(() => undefined);
+    repositories.set(target.file, found);
+  }
   return withEnvironment({ ...env, models, warm }, async (built) => {
     const view = viewFor(options, output);
     let code: ExitCode = EXIT.ok;
@@ -126,6 +135,7 @@ export async function runPrds(
         continue;
       }
       const ran = await runOne(
+        repositories.get(target.file),
         { ...target, ...(stories ? { stories } : {}) },
         targets.map((t) => resolvePath(t.file)),
         options,
@@ -159,6 +169,8 @@ function selectStories(target: Target, limit: number, limited: boolean): string[
 
 /** Runs one PRD with the workflow's hooks; returns its exit code and how many stories concluded. */
 async function runOne(
+  /** The PRD's repository, looked for ahead (else now). */
+  repository: Promise<Git | undefined> | undefined,
   target: Target,
   /** Every PRD of this command: their files and progress logs are the runtime's, not a dirty tree. */
   prdFiles: readonly string[],
@@ -179,7 +191,7 @@ async function runOne(
       "usage",
       `${target.file}: --commit commits each story's changed files, which stories side by side would mix; run it without --parallel`,
     );
-  const git = await Git.find(dirname(resolvePath(target.file)));
+  const git = await (repository ?? Git.find(dirname(resolvePath(target.file))));
   if ((commit || options.branch) && !git)
     throw new MeshflowError("usage", `${target.file} is not in a git repository: --commit and --branch need one`);
   if (git && commit && !options.allowDirty) {
