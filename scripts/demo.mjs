@@ -20,7 +20,7 @@ const flowArgs = dashes < 0 ? [] : process.argv.slice(dashes + 1);
 const source = own[0] ? resolve(own[0]) : join(root, "prd", "examples", "demo");
 const expected = JSON.parse(readFileSync(join(source, "expected.json"), "utf8"));
 const flowBin = join(root, "packages", "cli", "bin", "flow.js");
-if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) {
+if (!existsSync(join(root, "packages", "cli", "dist", "bundle", "bin.js"))) {
   process.stderr.write("demo: meshflow is not built yet: run `npm ci` (or `npm run build`) first\n");
   process.exit(3);
 }

@@ -43,7 +43,7 @@ export function runNode(
   });
 }
 
-/** Runs the real `flow` binary as a subprocess (`node packages/cli/dist/bin.js …`). */
+/** Runs the real `flow` binary as a subprocess (`node packages/cli/bin/flow.js …`). */
 export function runFlow(
   args: readonly string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},

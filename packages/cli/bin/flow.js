@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The installed `flow` command. It exists before the first build so npm can link it at install
-// time; the program itself is the compiled dist/bin.js.
+// time; the program itself is the compiled and bundled dist/bundle/bin.js.
 import { setFlagsFromString } from "node:v8";
 
 // flow spends its time waiting on tools and models, not computing: by default V8 is told to keep
@@ -13,9 +13,9 @@ else if (memory !== "fast") {
   process.exit(2);
 }
 try {
-  await import("../dist/bin.js");
+  await import("../dist/bundle/bin.js");
 } catch (error) {
-  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist/bin.js")) {
+  if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("dist/bundle/bin.js")) {
     process.stderr.write("flow: @meshflow/cli is not built yet: run `npm run build` in the repository root\n");
     process.exit(3);
   }

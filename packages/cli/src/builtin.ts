@@ -2,11 +2,10 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { userCacheDir } from "@meshflow/core";
+import { packageFile, userCacheDir } from "@meshflow/core";
 
 // builtin/ sits beside dist/ and src/ in the package (scripts/copy-builtin.mjs fills it at build).
-const BUILTIN = fileURLToPath(new URL("../builtin/", import.meta.url));
+const BUILTIN = packageFile(import.meta.url, "builtin");
 
 /** The specialists @meshflow/cli ships (`builtin/agents`): the defaults of a project without its own. */
 export const BUILTIN_AGENTS = join(BUILTIN, "agents");

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import { packageFile } from "@meshflow/core";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerConsole } from "./register/console.js";
@@ -48,7 +49,7 @@ const REGISTRARS: readonly Registrar[] = [
 ];
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(packageFile(import.meta.url, "package.json"), "utf8")) as { version: string };
   return pkg.version;
 }
 

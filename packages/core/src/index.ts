@@ -6,6 +6,7 @@ export {
   toMeshflowError,
 } from "./errors/MeshflowError.js";
 export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
+export { packageFile } from "./fs/packageFile.js";
 export { processAlive } from "./fs/processAlive.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
 export {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { MeshflowError } from "@meshflow/core";
+import { MeshflowError, packageFile } from "@meshflow/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ArgumentPolicy } from "./ArgumentPolicy.js";
 import { AllowList } from "./internal/AllowList.js";
@@ -26,7 +26,7 @@ export const WORKSPACE_TOOLS = [
 ] as const;
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(packageFile(import.meta.url, "package.json"), "utf8")) as { version: string };
   return pkg.version;
 }
 

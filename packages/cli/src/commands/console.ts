@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { CoverageView, ToolRow, ToolsSource, ToolsView } from "@meshflow/console";
+import { packageFile } from "@meshflow/core";
 import { loadCapabilityOverrides } from "@meshflow/resolver";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
@@ -24,7 +24,7 @@ export interface ConsoleCommandOptions {
 }
 
 /** The `flow` script this process runs, for the Resume button (`flow resume` in a child process). */
-const FLOW_BIN = fileURLToPath(new URL("../../bin/flow.js", import.meta.url));
+const FLOW_BIN = packageFile(import.meta.url, "bin/flow.js");
 
 /**
  * The tools and coverage of the console, as `flow tools` and `flow tools coverage` compute them:

@@ -9,8 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { MeshflowError } from "@meshflow/core";
+import { MeshflowError, packageFile } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 
@@ -26,7 +25,7 @@ export interface NewSpecialistOptions {
 const FILES = ["agent.ts", "README.md", "agent.test.ts"] as const;
 
 // Works from the sources (src/commands) and the build (dist/commands): both are two levels below the package.
-const TEMPLATES = fileURLToPath(new URL("../../templates/specialist/", import.meta.url));
+const TEMPLATES = packageFile(import.meta.url, "templates/specialist");
 
 /**
  * `flow new specialist <name>`: writes `<dir>/<name>/{agent.ts,README.md,agent.test.ts}` — a working

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "@meshflow/core";
 
 /** The built front end: `dist/web` next to the compiled server. */
-export const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
+export const WEB_ROOT = packageFile(import.meta.url, "dist/web");
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { MeshflowError } from "../errors/MeshflowError.js";
+import { packageFile } from "../fs/packageFile.js";
 import { parseYaml } from "../yaml/parseYaml.js";
 
-const PURPOSES_FILE = fileURLToPath(new URL("../../data/step-purposes.yaml", import.meta.url));
+const PURPOSES_FILE = packageFile(import.meta.url, "data/step-purposes.yaml");
 
 const StepPurposesSchema = z.strictObject({ steps: z.record(z.string().regex(/^\d+$/), z.string().min(1)) });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { MeshflowError } from "../errors/MeshflowError.js";
+import { packageFile } from "../fs/packageFile.js";
 import { formatJsonPath } from "../json/jsonPath.js";
 import { MAX_STEP, MIN_STEP } from "../prd/PrdSchema.js";
 import { formatProblem, type Problem } from "../problems/Problem.js";
@@ -24,7 +24,7 @@ export interface RoutingTable {
   readonly sources: readonly string[];
 }
 
-const DEFAULT_FILE = fileURLToPath(new URL("../../data/routing.default.yaml", import.meta.url));
+const DEFAULT_FILE = packageFile(import.meta.url, "data/routing.default.yaml");
 
 function readRoutingFile(file: string, displayName: string): z.infer<typeof RoutingFileSchema> {
   let text: string;

@@ -1,11 +1,13 @@
 // The queue package's one Redis adapter: every Redis command of meshflow's own keys is in this file,
-// and every multi-key change is a Lua script in ../../lua (`<name>-<numKeys>.lua`), as bullmq does.
+// and every multi-key change is a Lua script in the package's lua/ folder (`<name>-<numKeys>.lua`), as bullmq does.
 // BullMQ's own keys are only touched through bullmq.
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageFile } from "@meshflow/core";
 import type { RedisClient } from "../connectRedis.js";
 import type { RedisKeys } from "./RedisKeys.js";
 
-const LUA_DIR = new URL("../../lua/", import.meta.url);
+const LUA_DIR = packageFile(import.meta.url, "lua");
 
 interface Script {
   name: string;
@@ -19,7 +21,7 @@ const SCRIPTS: readonly Script[] = readdirSync(LUA_DIR)
   .map((file) => {
     const match = /^(.+)-(\d+)\.lua$/.exec(file);
     if (!match?.[1] || !match[2]) throw new Error(`${file}: Lua script names are <name>-<numKeys>.lua`);
-    return { name: match[1], numberOfKeys: Number(match[2]), lua: readFileSync(new URL(file, LUA_DIR), "utf8") };
+    return { name: match[1], numberOfKeys: Number(match[2]), lua: readFileSync(join(LUA_DIR, file), "utf8") };
   });
 
 type ScriptName = "claimCall" | "commitCall" | "finishCall" | "enqueueRun" | "finishRun";

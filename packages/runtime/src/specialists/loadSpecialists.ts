@@ -74,10 +74,13 @@ let importer: Importer | undefined;
 async function getImporter(): Promise<Importer> {
   if (importer) return importer;
   const { createJiti } = await import("jiti");
-  const self = fileURLToPath(new URL("../index.js", import.meta.url));
-  const alias: Record<string, string> = { "@meshflow/core": fileURLToPath(import.meta.resolve("@meshflow/core")) };
-  // Built: alias to dist/index.js. Run from sources (tests): index.ts sits beside this folder.
-  alias["@meshflow/runtime"] = existsSync(self) ? self : self.replace(/\.js$/, ".ts");
+  const alias: Record<string, string> = {
+    "@meshflow/core": fileURLToPath(import.meta.resolve("@meshflow/core")),
+    // Built: the package's own entry (the module this process runs). From sources (tests): index.ts.
+    "@meshflow/runtime": import.meta.url.endsWith(".ts")
+      ? fileURLToPath(new URL("../index.ts", import.meta.url))
+      : fileURLToPath(import.meta.resolve("@meshflow/runtime")),
+  };
   const jiti = createJiti(import.meta.url, {
     alias,
     moduleCache: true,
