@@ -15,6 +15,7 @@ import {
   startRun,
 } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
+import { leanHeap } from "../leanHeap.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
@@ -111,6 +112,7 @@ export async function runPrds(
     repositories.set(target.file, found);
   }
   return withEnvironment({ ...env, models, warm }, async (built) => {
+    leanHeap();
     const view = viewFor(options, output);
     let code: ExitCode = EXIT.ok;
     let remaining = options.maxStories ?? Number.POSITIVE_INFINITY;
