@@ -14,9 +14,6 @@ import {
   untrackGroup,
 } from "./stdioServerProcess.js";
 
-export type { DetachedStdioParameters } from "./stdioServerProcess.js";
-export { killGroup } from "./stdioServerProcess.js";
-
 /**
  * The SDK's stdio client transport, but the server runs in a process group of its own: a Ctrl-C on
  * the terminal (SIGINT to the foreground group) reaches `flow`, which decides what happens to the

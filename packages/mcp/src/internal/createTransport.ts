@@ -1,8 +1,8 @@
 import type { Stream } from "node:stream";
 import type { McpServerConfig } from "@meshflow/core";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { DetachedStdioTransport, killGroup } from "./DetachedStdioTransport.js";
-import { stdioParameters } from "./stdioServerProcess.js";
+import { DetachedStdioTransport } from "./DetachedStdioTransport.js";
+import { killGroup, stdioParameters } from "./stdioServerProcess.js";
 
 /** A transport for a configured server, plus the process id and stderr of a stdio server. */
 export interface OpenedTransport {
