@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { flowWorkspace, parseEvents, serverEntry } from "../helpers/flowWorkspace.js";
+import { flowWorkspace, parseEvents, serverEntry, testStories } from "../helpers/flowWorkspace.js";
 import { isAlive } from "../helpers/mcpServers.js";
 
 /**
@@ -60,6 +60,25 @@ describe("flow run starts its PRD's servers before the rest of it loads", () => 
     const started = pids();
     expect(started.length).toBeGreaterThanOrEqual(1);
     for (const pid of started) expect(isAlive(pid)).toBe(false);
+  });
+
+  it("starts a folder's servers once for all of its PRDs", async () => {
+    const { ws, pids } = countedWorkspace();
+    const folder = join(ws.dir, "prds");
+    mkdirSync(folder);
+    for (const name of ["prd-a.json", "prd-b.json"]) {
+      const userStories = testStories([
+        {
+          mcpTools: { step1: ["counted"] },
+          calls: { step1: [{ tool: "counted__echo", args: { message: name } }] },
+        },
+      ]);
+      writeFileSync(join(folder, name), `${JSON.stringify({ project: name, userStories }, null, 2)}\n`);
+    }
+    const result = await ws.flow(["run", "prds", "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseEvents(result.stdout).filter((e) => e.type === "tool.result")).toHaveLength(2);
+    expect(pids()).toHaveLength(1);
   });
 
   it("starts nothing for a story that already passed", async () => {

@@ -1,4 +1,6 @@
-import { isPrdFolder, loadMcpConfig, type McpServerConfig } from "@meshflow/core";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { isPrdFileName, isPrdFolder, loadMcpConfig, type McpServerConfig } from "@meshflow/core";
 import { type PrestartedServers, prestartServers } from "@meshflow/mcp/prestart";
 import { prdServers } from "./prdServers.js";
 
@@ -10,17 +12,21 @@ export interface PrestartOptions {
 }
 
 /**
- * `flow run <prd.json>`: starts the stdio servers the PRD's stories to run name, before the rest of the
- * command loads, so their start-up overlaps ours; the run's connections take them over. A best guess
- * that never fails the command: a folder, `--rerun-failed`, an unreadable PRD or MCP config start
- * nothing here, and the run reports what is wrong as it always does. Close the result when the
- * command ends (a server no connection took is stopped then).
+ * `flow run <prd.json | folder>`: starts the stdio servers the stories to run name (of every PRD of a
+ * folder), before the rest of the command loads, so their start-up overlaps ours; the run's
+ * connections take them over. A best guess that never fails the command: `--rerun-failed`, an
+ * unreadable PRD or MCP config start nothing here, and the run reports what is wrong as it always
+ * does. Close the result when the command ends (a server no connection took is stopped then).
  */
 export function prestartFor(file: string | undefined, options: PrestartOptions): PrestartedServers | undefined {
   if (!file || options.rerunFailed) return undefined;
   try {
-    if (isPrdFolder(file)) return undefined;
-    const names = prdServers(file, options.story);
+    const files = isPrdFolder(file)
+      ? readdirSync(file)
+          .filter(isPrdFileName)
+          .map((name) => join(file, name))
+      : [file];
+    const names = [...new Set(files.flatMap((prd) => prdServers(prd, options.story)))];
     if (!names.length) return undefined;
     const { servers } = loadMcpConfig({ file: options.mcpConfig });
     const configs = names.map((name) => servers.get(name)).filter((c): c is McpServerConfig => c !== undefined);
