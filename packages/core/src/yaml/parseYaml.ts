@@ -28,6 +28,12 @@ export function yamlCacheDir(env: NodeJS.ProcessEnv = process.env): string | fal
 
 let defaultDir: string | false | undefined;
 
+/** This process's {@link yamlCacheDir}, looked up once. */
+function defaultCacheDir(): string | false {
+  defaultDir ??= yamlCacheDir();
+  return defaultDir;
+}
+
 /** Plain JSON data (what a JSON file can hold, numbers finite): cached as JSON without a change. */
 function isPlainJson(value: unknown): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
@@ -44,8 +50,7 @@ function isPlainJson(value: unknown): boolean {
  * a cache that cannot be read or written is passed by.
  */
 export function parseYaml(text: string, options: { cacheDir?: string | false } = {}): unknown {
-  defaultDir ??= options.cacheDir === undefined ? yamlCacheDir() : undefined;
-  const dir = options.cacheDir !== undefined ? options.cacheDir : (defaultDir ?? false);
+  const dir = options.cacheDir ?? defaultCacheDir();
   if (!dir) return yamlLibrary().parse(text);
   const file = join(dir, `${sha256Hex(text)}.json`);
   try {
