@@ -22,6 +22,7 @@ export {
   MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,
 } from "./json/checkJsonLimits.js";
+export { jsoncParser } from "./json/jsoncParser.js";
 export { formatJsonPath } from "./json/jsonPath.js";
 export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
 export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";

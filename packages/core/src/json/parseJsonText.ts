@@ -1,13 +1,5 @@
-import { createRequire } from "node:module";
 import type { ParseError } from "jsonc-parser";
-
-type JsoncParser = typeof import("jsonc-parser");
-let jsonc: JsoncParser | undefined;
-/** jsonc-parser, loaded only to say where a text that is not JSON goes wrong. */
-function jsoncParser(): JsoncParser {
-  jsonc ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
-  return jsonc;
-}
+import { jsoncParser } from "./jsoncParser.js";
 
 /** Where in a text a parse failed, 1-based. */
 export interface TextPosition {

@@ -1,4 +1,4 @@
-import { jsoncParser } from "./jsoncParser.js";
+import { jsoncParser } from "@meshflow/core";
 
 /** A `[start, end)` character range of a value in the PRD text. */
 export type Span = readonly [number, number];

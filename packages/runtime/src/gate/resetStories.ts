@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
-import { didYouMean, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import type { FormattingOptions, ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
-import { jsoncParser } from "./jsoncParser.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
 /** What {@link resetStories} did. */

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
-import { MeshflowError, type PrdSource, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { jsoncParser, MeshflowError, type PrdSource, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import type { FormattingOptions } from "jsonc-parser";
-import { jsoncParser } from "./jsoncParser.js";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
 import { type IndexedMark, joinNote, streamStoriesPassed } from "./streamStoriesPassed.js";

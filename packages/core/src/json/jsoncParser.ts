@@ -5,8 +5,9 @@ type JsoncParser = typeof import("jsonc-parser");
 let loaded: JsoncParser | undefined;
 
 /**
- * jsonc-parser, loaded on first use: the write-back's general path (a PRD that is no longer the bytes
- * the run last read or wrote) and `flow reset` need it; a run whose PRD nobody edited does not.
+ * jsonc-parser, loaded on first use: to say where a text that is not JSON goes wrong, and for edits
+ * that keep every other byte of a file (the write-back's general path, `flow reset`). A run whose PRD
+ * is valid and nobody edited never loads it.
  */
 export function jsoncParser(): JsoncParser {
   loaded ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
