@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import { packageFile } from "@meshflow/core";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
 import { registerConsole } from "./register/console.js";
@@ -48,9 +47,12 @@ const REGISTRARS: readonly Registrar[] = [
   registerNew,
 ];
 
+/**
+ * The package's version, read through its own name (`@meshflow/cli/package.json` is exported): found
+ * the same from sources and from the bundle, without loading `@meshflow/core` for every `--version`.
+ */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(packageFile(import.meta.url, "package.json"), "utf8")) as { version: string };
-  return pkg.version;
+  return (createRequire(import.meta.url)("@meshflow/cli/package.json") as { version: string }).version;
 }
 
 /** Builds the `flow` program. Command implementations are imported lazily so `flow --help` stays fast. */
