@@ -2,9 +2,10 @@
 const MAX_HELD = 64 * 1024;
 
 /**
- * Lines written in batches: once per turn of the event loop (or sooner past 64 KB), in order, so a
- * run's thousands of `--json` events cost a few writes instead of one each. `flush()` writes what is
- * held at once (before exit, before anything else is printed).
+ * Lines written in batches: the lines pushed by one piece of synchronous code go out together right
+ * after it (a microtask; sooner past 64 KB), in order. A run hands over its events once per turn of the
+ * event loop, so its thousands of `--json` events cost a few writes instead of one each, and an event
+ * is on stdout as soon as the run has published it. `flush()` writes what is held at once.
  */
 export class LineBatch {
   readonly #write: (text: string) => void;
@@ -21,7 +22,7 @@ export class LineBatch {
     if (this.#held.length > MAX_HELD) this.flush();
     else if (!this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(() => this.flush());
+      queueMicrotask(() => this.flush());
     }
   }
 

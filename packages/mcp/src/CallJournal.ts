@@ -40,9 +40,13 @@ export interface CallJournal {
   /**
    * Records, with its result, a call that was submitted without {@link begin}: a read-only or
    * idempotent one, which a crash before this may run again. One entry instead of two; a journal
-   * without it gets `begin` and `finish`. Durable when it resolves.
+   * without it gets `begin` and `finish`. A journal may hold the entry back (a crash then loses it,
+   * and the call runs again, as it may): it is durable once the next `begin` or `finish` resolves, or
+   * {@link flush} returns; `get` sees it at once.
    */
   record?(start: JournalStart, result: ToolResult, durationMs: number): Promise<void>;
+  /** Makes every entry held back by {@link record} durable (nothing to do for a journal that holds none back). */
+  flush?(): void;
   /** Every entry still `started` (outcome unknown). */
   unfinished(): Promise<JournalEntry[]>;
   /**

@@ -32,8 +32,18 @@ export interface RunDependencies {
   specialists: ReadonlyMap<string, Specialist>;
   routing: RoutingTable;
   mcpConfig: McpConfig;
-  /** Every run event, after it is stored. */
+  /**
+   * Every run event once it is stored, with what it reports (the machine's state, the journal): whoever
+   * sees `step.finished` can count on a resume not running that step again. Events are handed over
+   * together, once per turn of the event loop, right after it.
+   */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Every run event as it is emitted, before it is stored and before the work it announces goes on (a
+   * `tool.called` before the call is submitted): for traces, whose tool span must exist when the call
+   * goes out. Nothing it sees is durable yet.
+   */
+  onEmitted?: (event: RunEvent) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */

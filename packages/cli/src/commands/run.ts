@@ -128,10 +128,8 @@ export async function resumeCommand(
         {
           ...parts,
           hooks,
-          onEvent: (e) => {
-            view.onEvent(e);
-            trace?.(e);
-          },
+          onEvent: (e) => view.onEvent(e),
+          ...(trace ? { onEmitted: trace } : {}),
           ...confirmation(options, view),
         },
         runId,

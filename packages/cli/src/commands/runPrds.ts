@@ -219,10 +219,8 @@ async function runOne(
     {
       ...parts,
       hooks,
-      onEvent: (e) => {
-        view.onEvent(e);
-        trace?.(e);
-      },
+      onEvent: (e) => view.onEvent(e),
+      ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
     },
     {

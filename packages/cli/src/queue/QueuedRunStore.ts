@@ -81,7 +81,13 @@ class QueuedRunHandle implements RunHandle {
   }
 
   saveSnapshot(snapshot: unknown): void {
+    this.flush();
     this.#inner.saveSnapshot(snapshot);
+  }
+
+  flush(): void {
+    this.journal.flush?.();
+    this.#inner.flush();
   }
 
   loadSnapshot(): unknown {

@@ -116,10 +116,8 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
         {
           ...parts,
           store,
-          onEvent: (event) => {
-            tracker.onEvent(event);
-            trace?.(event);
-          },
+          onEvent: (event) => tracker.onEvent(event),
+          ...(trace ? { onEmitted: trace } : {}),
         },
         {
           prdFile,

@@ -7,15 +7,13 @@ import type { SessionState } from "./SessionState.js";
 
 /**
  * The chief-analyst actor of one run, whose every transition is persisted before it is published:
- * the machine's events are held until the snapshot of the state they describe is saved, so whoever
- * sees `step.finished` (stdout, the events file) can count on a resume not running that step again.
+ * its events go out through the run's {@link Outbox} with the state they lead to, so whoever sees
+ * `step.finished` (stdout) can count on a resume not running that step again.
  */
 export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalyst> {
   readonly actor: Actor<M>;
   readonly #state: SessionState;
-  #held: RunEvent[] = [];
-  /** An exception of a machine action or guard: it ends the run instead of the process. */
-  crashed: MeshflowError | undefined;
+  #crashed: MeshflowError | undefined;
 
   constructor(state: SessionState, machine: M, saved: PersistedRun | undefined) {
     this.#state = state;
@@ -33,34 +31,45 @@ export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalys
     }) as unknown as Actor<M>;
     // xstate rethrows an exception of an action or guard as an uncaught error unless someone listens.
     this.actor.subscribe({ error: (error) => this.fail(error) });
-    this.actor.on("*", (event) => {
-      state.handle?.appendEvent(event as RunEvent);
-      this.#held.push(event as RunEvent);
-    });
+    this.actor.on("*", (event) => state.outbox.post(event as RunEvent));
+  }
+
+  /**
+   * What ends the run with an error: an exception of a machine action or guard (it ends the run
+   * instead of the process), or of a write of the outbox after its turn.
+   */
+  get crashed(): MeshflowError | undefined {
+    return this.#crashed ?? this.#state.outbox.failure;
   }
 
   /** Keeps the first error that ends the run. */
   fail(error: unknown): void {
-    this.crashed ??= toMeshflowError(error);
+    this.#crashed ??= toMeshflowError(error);
   }
 
-  /** Sends an event to the machine, persists the state it leads to, then publishes its events. */
+  /**
+   * Sends an event to the machine; the state it leads to is persisted, then its events published, with
+   * the outbox's next flush (at once when the run has stopped).
+   */
   send(event: EventFromLogic<M>): void {
     // Both machines' snapshots have the fields used here; the flat machine's type stands for both.
     const actor = this.actor as unknown as Actor<ChiefAnalyst>;
     actor.send(event as EventFromLogic<ChiefAnalyst>);
     const snapshot = actor.getSnapshot();
-    if (this.crashed) throw this.crashed;
-    const { handle, deps } = this.#state;
-    if (handle && snapshot.status === "active")
-      handle.saveSnapshot(
+    const crashed = this.crashed;
+    if (crashed) throw crashed;
+    const { outbox } = this.#state;
+    if (snapshot.status !== "active") {
+      outbox.flush();
+      return;
+    }
+    if (this.#state.handle)
+      // xstate's snapshots are immutable: the one taken now is the state of now whenever it is written.
+      outbox.persist(
         hasChildren(snapshot.children)
           ? actor.getPersistedSnapshot()
           : ({ value: snapshot.value, context: snapshot.context } satisfies PersistedRun),
       );
-    const out = this.#held;
-    this.#held = [];
-    for (const e of out) deps.onEvent?.(e);
   }
 }
 

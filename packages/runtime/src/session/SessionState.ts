@@ -4,6 +4,7 @@ import { StepRunner } from "../internal/StepRunner.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunDependencies } from "../runSession.js";
 import type { RunHandle } from "../store/RunStore.js";
+import { Outbox } from "./Outbox.js";
 import { PassMarks } from "./PassMarks.js";
 
 /**
@@ -28,13 +29,14 @@ export class SessionState {
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
     this.runId = runId;
+    this.outbox = new Outbox(() => this.handle, deps.onEvent, deps.onEmitted);
   }
 
+  /** Where the run's events go out: to its store at once, to the caller's listener once written. */
+  readonly outbox: Outbox;
+
   /** Records an event in the run's store and passes it on to the caller's listener. */
-  readonly emit = (event: RunEvent): void => {
-    this.handle?.appendEvent(event);
-    this.deps.onEvent?.(event);
-  };
+  readonly emit = (event: RunEvent): void => this.outbox.post(event);
 
   /** Opens the run: its store handle and plan are known, so its steps can run. */
   begin(handle: RunHandle, plan: RunPlan): StepRunner {

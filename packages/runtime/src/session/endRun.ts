@@ -14,6 +14,7 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
   const context: RunTallies = snapshot.context;
   try {
     await state.settle();
+    state.outbox.flush();
   } catch (error) {
     persisted.fail(error);
   }
@@ -72,6 +73,9 @@ export async function endFailed(
     ...counts,
     error: { code: error.code, message: error.message },
   };
+  // What the run did before it failed goes out before its end.
+  attempt(() => state.outbox.flush());
+  attempt(() => state.deps.onEmitted?.(finished));
   if (h) attempt(() => h.appendEvent(finished));
   attempt(() => state.deps.onEvent?.(finished));
   if (h) {

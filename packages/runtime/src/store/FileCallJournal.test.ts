@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -52,6 +52,31 @@ describe("FileCallJournal", () => {
     await reopened.record({ key: "safe", tool: "s__read", argsDigest: "sha256:r" }, text("twice"), 4);
     expect((await reopened.get("safe"))?.result).toEqual(text("twice"));
     expect(await reopened.unfinished()).toEqual([]);
+    await reopened.close();
+  });
+
+  it("holds a recorded line back until the next line with effects or a flush, in order, and reads it at once", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-journal-")), "journal.ndjson");
+    const lines = () => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
+    const journal = new FileCallJournal(file);
+    await journal.record({ key: "read1", tool: "s__read", argsDigest: "sha256:1" }, text("one"), 1);
+    await journal.record({ key: "read2", tool: "s__read", argsDigest: "sha256:2" }, text("two"), 1);
+    expect(lines()).toEqual([]);
+    // Looked up before it is written: the entry is there (and reading it writes what waits).
+    expect((await journal.get("read2"))?.result).toEqual(text("two"));
+    expect(lines()).toHaveLength(2);
+    await journal.record({ key: "read3", tool: "s__read", argsDigest: "sha256:3" }, text("three"), 1);
+    // A call with effects is durable before it is submitted, and what waited goes out first.
+    await journal.begin({ key: "write", tool: "s__write", argsDigest: "sha256:w" });
+    expect(lines().map((l) => JSON.parse(l).key)).toEqual(["read1", "read2", "read3", "write"]);
+    await journal.record({ key: "read4", tool: "s__read", argsDigest: "sha256:4" }, text("four"), 1);
+    journal.flush();
+    expect(lines()).toHaveLength(5);
+    await journal.record({ key: "read5", tool: "s__read", argsDigest: "sha256:5" }, text("five"), 1);
+    await journal.close();
+    const reopened = new FileCallJournal(file);
+    expect((await reopened.get("read5"))?.result).toEqual(text("five"));
+    expect((await reopened.unfinished()).map((e) => e.key)).toEqual(["write"]);
     await reopened.close();
   });
 

@@ -35,18 +35,21 @@ const CHUNK = 64 * 1024;
 
 /**
  * The call journal of one run as an append-only file (`journal.ndjson`): a `started` line before a
- * call is submitted, a `finished` line with the result after. Lines are written with one `write(2)`
- * each, so a killed process leaves at most a torn last line, which opening cuts. Memory holds an
- * index (key → where its lines are), never the entries: a call's entry and result are read back from
- * the file when it is replayed; the entries of a concluded story's calls are dropped ({@link release}).
+ * call is submitted, a `finished` line with the result after. Lines are appended whole, one `write(2)`
+ * at a time (a read-only call's line may wait and go out with the next: {@link record}), so a killed
+ * process leaves at most a torn last line, which opening cuts. Memory holds an index (key → where its
+ * lines are), never the entries: a call's entry and result are read back from the file when it is
+ * replayed; the entries of a concluded story's calls are dropped ({@link release}).
  */
 export class FileCallJournal implements CallJournal {
   readonly #file: string;
   readonly #entries = new Map<string, Indexed>();
   #fd: number | undefined;
   #reader: number | undefined;
-  /** Bytes in the file, where the next line starts. */
+  /** Bytes in the journal, where the next line starts (the file has them once the waiting lines are written). */
   #size = 0;
+  /** Lines of {@link record} not written yet: they go out with the next line written or {@link flush}. */
+  #waiting = "";
 
   constructor(file: string) {
     this.#file = file;
@@ -127,18 +130,35 @@ export class FileCallJournal implements CallJournal {
     entry.finishedLength = at.length;
   }
 
-  #append(line: Line): void {
-    this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
+  /** Adds a line: written at once (with the lines waiting before it), or left waiting when `wait`. */
+  #append(line: Line, wait = false): void {
     const text = `${JSON.stringify(line)}\n`;
-    writeSync(this.#fd, text);
+    if (wait) this.#waiting += text;
+    else {
+      this.#write(this.#waiting + text);
+      this.#waiting = "";
+    }
     const offset = this.#size;
     const length = Buffer.byteLength(text) - 1;
     this.#size = offset + length + 1;
     this.#apply(line, { offset, length });
   }
 
+  #write(text: string): void {
+    this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
+    writeSync(this.#fd, text);
+  }
+
+  /** Writes the lines of {@link record} still waiting, in one `write(2)`. */
+  flush(): void {
+    if (!this.#waiting) return;
+    this.#write(this.#waiting);
+    this.#waiting = "";
+  }
+
   /** The line at `offset`, read back from the file. */
   #line<S extends Line["state"]>(offset: number, length: number): Extract<Line, { state: S }> {
+    this.flush();
     this.#reader ??= openSync(this.#file, "r");
     const bytes = Buffer.alloc(length);
     readSync(this.#reader, bytes, 0, length, offset);
@@ -187,8 +207,14 @@ export class FileCallJournal implements CallJournal {
     for (const key of keys) if ((this.#entries.get(key)?.finished ?? -1) >= 0) this.#entries.delete(key);
   }
 
+  /**
+   * Records a read-only or idempotent call in one line, which waits to be written with the next line
+   * (a `begin` before a call with effects, a `finish`) or the run's next {@link flush}: the run store
+   * flushes before it saves a snapshot, so no persisted state relies on a line still waiting. A crash
+   * before then loses the line, and a resume runs that call again, as it may.
+   */
   async record(start: JournalStart, result: ToolResult, durationMs: number): Promise<void> {
-    this.#append({ state: "finished", ...start, result, durationMs, at: new Date().toISOString() });
+    this.#append({ state: "finished", ...start, result, durationMs, at: new Date().toISOString() }, true);
   }
 
   async unfinished(): Promise<JournalEntry[]> {
@@ -198,6 +224,7 @@ export class FileCallJournal implements CallJournal {
   }
 
   async close(): Promise<void> {
+    this.flush();
     for (const fd of [this.#fd, this.#reader]) if (fd !== undefined) closeSync(fd);
     this.#fd = this.#reader = undefined;
   }

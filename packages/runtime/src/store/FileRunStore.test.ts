@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -45,6 +45,28 @@ describe("FileRunStore", () => {
     expect(await reopened.journal.unfinished()).toMatchObject([{ key: "r1/US-1/step1/2", state: "started" }]);
     expect(reopened.loadSnapshot()).toEqual({ value: "working", n: 2 });
     await reopened.close();
+  });
+
+  it("writes held-back journal lines, evidence and events before a snapshot, so no saved state relies on a lost line", async () => {
+    const root = mkdtempSync(join(tmpdir(), "meshflow-store-"));
+    const run = await new FileRunStore(root).create(record("r2"));
+    const dir = join(root, "runs/r2");
+    const lines = (name: string) =>
+      existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8").split("\n").filter(Boolean) : [];
+    await run.journal.record?.({ key: "r2/US-1/step1/1", tool: "m__read", argsDigest: "sha256:a" }, { content: [] }, 1);
+    run.writeEvidence("US-1", { status: "passed" });
+    run.appendEvent({ type: "story.started", time: "t", runId: "r2", storyId: "US-1" });
+    expect([lines("journal.ndjson"), lines("evidence.ndjson"), lines("events.ndjson")]).toEqual([[], [], []]);
+    run.saveSnapshot({ value: "concluding" });
+    expect(lines("journal.ndjson")).toHaveLength(1);
+    expect(lines("evidence.ndjson").map((l) => JSON.parse(l))).toEqual([{ storyId: "US-1", status: "passed" }]);
+    expect(lines("events.ndjson").map((l) => JSON.parse(l).type)).toEqual(["story.started"]);
+    expect(lines("snapshot.ndjson")).toEqual(['{"value":"concluding"}']);
+    // Without a snapshot, they are written within a tenth of a second.
+    run.appendEvent({ type: "story.started", time: "t", runId: "r2", storyId: "US-2" });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lines("events.ndjson")).toHaveLength(2);
+    await run.close();
   });
 
   it("refuses a run another live process holds, and names close run ids", async () => {

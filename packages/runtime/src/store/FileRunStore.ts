@@ -184,7 +184,10 @@ class FileRunHandle implements RunHandle {
   #evidence: number | undefined;
   #snapshots: number | undefined;
   #snapshotBytes = 0;
-  #pendingEvents = "";
+  /** Events appended and not written yet (made lines when written). */
+  #pendingEvents: RunEvent[] = [];
+  /** Evidence lines not written yet. */
+  #pendingEvidence = "";
   #flushTimer: NodeJS.Timeout | undefined;
   readonly #snapshotFile: string;
   readonly #releaseLocks: () => void;
@@ -241,31 +244,44 @@ class FileRunHandle implements RunHandle {
   }
 
   appendEvent(event: RunEvent): void {
-    this.#pendingEvents += `${eventLine(event)}\n`;
-    this.#flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS).unref();
+    this.#pendingEvents.push(event);
+    this.#later();
+  }
+
+  #later(): void {
+    this.#flushTimer ??= setTimeout(() => this.flush(), EVENT_FLUSH_MS).unref();
   }
 
   /**
-   * Events are written in batches: before a snapshot (a resume relies on the events of every state it
-   * restores: a story's `story.finished` is how its pass mark is written again), at most
-   * {@link EVENT_FLUSH_MS} after they were appended (a step with a slow tool is seen calling it), and
-   * when the run closes.
+   * Journal lines held back, evidence and events are written in batches, in that order: before a
+   * snapshot (a resume relies on the events of every state it restores: a story's `story.finished` is
+   * how its pass mark is written again), at most {@link EVENT_FLUSH_MS} after they were added (a step
+   * with a slow tool is seen calling it), and when the run closes.
    */
-  flushEvents(): void {
+  flush(): void {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    if (!this.#pendingEvents) return;
-    writeSync(this.#events, this.#pendingEvents);
-    this.#pendingEvents = "";
+    this.journal.flush();
+    if (this.#pendingEvidence) {
+      this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
+      writeSync(this.#evidence, this.#pendingEvidence);
+      this.#pendingEvidence = "";
+    }
+    const events = this.#pendingEvents;
+    if (!events.length) return;
+    this.#pendingEvents = [];
+    let text = "";
+    for (const event of events) text += `${eventLine(event)}\n`;
+    writeSync(this.#events, text);
   }
 
   async events(): Promise<RunEvent[]> {
-    this.flushEvents();
+    this.flush();
     return readNdjson(join(this.#dir, "events.ndjson")) as RunEvent[];
   }
 
   saveSnapshot(snapshot: unknown): void {
-    this.flushEvents();
+    this.flush();
     const file = this.#snapshotFile;
     const line = `${JSON.stringify(snapshot)}\n`;
     if (this.#snapshotBytes + line.length > SNAPSHOT_COMPACT_BYTES) {
@@ -285,8 +301,8 @@ class FileRunHandle implements RunHandle {
   }
 
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
-    this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
-    writeSync(this.#evidence, `${JSON.stringify({ storyId, ...evidence })}\n`);
+    this.#pendingEvidence += `${JSON.stringify({ storyId, ...evidence })}\n`;
+    this.#later();
     return this.evidenceFile;
   }
 
@@ -296,7 +312,7 @@ class FileRunHandle implements RunHandle {
   }
 
   async close(): Promise<void> {
-    this.flushEvents();
+    this.flush();
     await this.journal.close();
     closeSync(this.#events);
     for (const fd of [this.#log, this.#evidence, this.#snapshots]) if (fd !== undefined) closeSync(fd);

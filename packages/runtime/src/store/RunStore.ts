@@ -20,11 +20,19 @@ export interface RunHandle {
   appendEvent(event: RunEvent): void;
   /** Every event recorded so far, in order. */
   events(): Promise<RunEvent[]>;
-  /** Persists the machine's snapshot (replacing the previous one). */
+  /**
+   * Persists the machine's snapshot (replacing the previous one), after writing what is buffered
+   * ({@link flush}): no persisted state relies on a journal line, evidence or event not written.
+   */
   saveSnapshot(snapshot: unknown): void;
+  /** Writes what is buffered: journal lines held back, evidence and events (in that order). */
+  flush(): void;
   /** The last persisted snapshot, if any. */
   loadSnapshot(): unknown;
-  /** Records a story's evidence (the last record of a story wins); returns the file it landed in. */
+  /**
+   * Records a story's evidence (the last record of a story wins; it may be buffered like events);
+   * returns the file it lands in.
+   */
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string;
   /** Appends a log line (specialist notes, warnings). */
   log(entry: Record<string, unknown>): void;
