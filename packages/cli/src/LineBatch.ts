@@ -3,9 +3,9 @@ const MAX_HELD = 64 * 1024;
 
 /**
  * Lines written in batches: the lines pushed by one piece of synchronous code go out together right
- * after it (a microtask; sooner past 64 KB), in order. A run hands over its events once per turn of the
- * event loop, so its thousands of `--json` events cost a few writes instead of one each, and an event
- * is on stdout as soon as the run has published it. `flush()` writes what is held at once.
+ * after it (a microtask; sooner past 64 KB), in order. A run hands over its events in groups, so its
+ * thousands of `--json` events cost a few writes instead of one each, and an event is on stdout as
+ * soon as the run has published it. `flush()` writes what is held at once.
  */
 export class LineBatch {
   readonly #write: (text: string) => void;

@@ -35,7 +35,7 @@ export interface RunDependencies {
   /**
    * Every run event once it is stored, with what it reports (the machine's state, the journal): whoever
    * sees `step.finished` can count on a resume not running that step again. Events are handed over
-   * together, once per turn of the event loop, right after it.
+   * together, at most `WRITE_WINDOW_MS` (10 ms) after they were emitted.
    */
   onEvent?: (event: RunEvent) => void;
   /**

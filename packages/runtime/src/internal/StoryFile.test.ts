@@ -28,6 +28,21 @@ describe("StoryFile", () => {
     }
   });
 
+  it("reads stories appended after an earlier read, and a story larger than one read-ahead block", () => {
+    const file = new StoryFile();
+    try {
+      const first = file.append(story(1));
+      expect(file.read(first)).toEqual(story(1));
+      const big = { ...story(2), description: "é".repeat(100_000) };
+      const second = file.append(big);
+      const third = file.append(story(3));
+      expect(file.read(third)).toEqual(story(3));
+      expect(file.read(second)).toEqual(big);
+    } finally {
+      file.close();
+    }
+  });
+
   it("leaves nothing in its folder, even while open", () => {
     const dir = mkdtempSync(join(tmpdir(), "meshflow-storyfile-"));
     const file = new StoryFile(dir);

@@ -7,6 +7,8 @@ import { MeshflowError, type Story } from "@meshflow/core";
 const BATCH_BYTES = 256 * 1024;
 /** Stories kept parsed (the ones a run is working on, looked up many times per step). */
 const KEEP = 32;
+/** Bytes read at once: the story asked for and the ones after it, which a run usually asks for next. */
+const READ_AHEAD = 64 * 1024;
 
 /**
  * A run's validated stories, one JSON line each in a private temporary file, read back one at a time:
@@ -23,6 +25,8 @@ export class StoryFile {
   #waiting: string[] = [];
   #waitingBytes = 0;
   readonly #kept = new Map<number, Story>();
+  /** The bytes last read from the file, and the offset they start at. */
+  #window: { start: number; bytes: Buffer } | undefined;
 
   constructor(dir = tmpdir()) {
     const folder = mkdtempSync(join(dir, "meshflow-stories-"));
@@ -61,12 +65,22 @@ export class StoryFile {
     if (start === undefined || end === undefined)
       throw new MeshflowError("internal", `no story at position ${position} of the run's story file`);
     this.#write();
-    const bytes = Buffer.alloc(end - start - 1);
-    readSync(this.#descriptor(), bytes, 0, bytes.length, start);
-    const story = JSON.parse(bytes.toString("utf8")) as Story;
+    const story = JSON.parse(this.#bytes(start, end - 1).toString("utf8")) as Story;
     this.#kept.set(position, story);
     if (this.#kept.size > KEEP) this.#kept.delete(this.#kept.keys().next().value as number);
     return story;
+  }
+
+  /** The file's bytes from `start` to `end`, read ahead in blocks of {@link READ_AHEAD}. */
+  #bytes(start: number, end: number): Buffer {
+    let window = this.#window;
+    if (!window || start < window.start || end > window.start + window.bytes.length) {
+      const buffer = Buffer.allocUnsafe(Math.max(READ_AHEAD, end - start));
+      const read = readSync(this.#descriptor(), buffer, 0, buffer.length, start);
+      window = { start, bytes: buffer.subarray(0, read) };
+      this.#window = window;
+    }
+    return window.bytes.subarray(start - window.start, end - window.start);
   }
 
   /** Closes and removes the file. */
@@ -74,12 +88,15 @@ export class StoryFile {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#kept.clear();
+    this.#window = undefined;
     if (this.#path) rmSync(this.#path, { recursive: true, force: true });
     this.#path = undefined;
   }
 
   #write(): void {
     if (!this.#waiting.length) return;
+    // What is read ahead may end where the stories written now begin.
+    this.#window = undefined;
     writeSync(this.#descriptor(), this.#waiting.join(""), (this.#starts.at(-1) ?? 0) - this.#waitingBytes);
     this.#waiting = [];
     this.#waitingBytes = 0;

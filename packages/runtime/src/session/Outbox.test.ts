@@ -4,13 +4,13 @@ import { join } from "node:path";
 import type { RunEvent } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
 import { FileRunStore } from "../store/FileRunStore.js";
-import { Outbox } from "./Outbox.js";
+import { Outbox, WRITE_WINDOW_MS } from "./Outbox.js";
 
 const started = (storyId: string): RunEvent => ({ type: "story.started", time: "t", runId: "o1", storyId });
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+const window = () => new Promise((resolve) => setTimeout(resolve, WRITE_WINDOW_MS + 20));
 
 describe("Outbox", () => {
-  it("hands an event to the listener only after its events, journal lines and the state it leads to are written", async () => {
+  it("hands events to the listener together, only after their journal lines and the state they lead to are written", async () => {
     const root = mkdtempSync(join(tmpdir(), "meshflow-outbox-"));
     const handle = await new FileRunStore(root).create({
       runId: "o1",
@@ -49,21 +49,23 @@ describe("Outbox", () => {
     outbox.persist({ value: "working", n: 1 });
     outbox.post(started("US-2"));
     outbox.persist({ value: "working", n: 2 });
-    // Nothing goes out during the turn that produced it.
+    // Nothing goes out at once, nor when the event loop turns.
     expect(seen).toEqual([]);
-    await turn();
-    // One write of the turn's last state, after the journal line and both events.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    await window();
+    // One write of the window's last state, after the journal line and both events.
     const after = { events: 2, snapshots: ['{"value":"working","n":2}'], journal: 1 };
     expect(seen).toEqual([
       { storyId: "US-1", ...after },
       { storyId: "US-2", ...after },
     ]);
 
-    // A flush makes the writes at once, without waiting for the turn to end.
+    // A flush makes the writes at once, without waiting for the window to end.
     outbox.post(started("US-3"));
     outbox.flush();
     expect(seen.at(-1)).toMatchObject({ storyId: "US-3", events: 3 });
-    await turn();
+    await window();
     expect(seen).toHaveLength(3);
     await handle.close();
   });

@@ -1,9 +1,10 @@
-import { MeshflowError, type RunEvent } from "@meshflow/core";
+import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunDependencies } from "../runSession.js";
 import type { RunHandle } from "../store/RunStore.js";
+import { AbortRace } from "./AbortRace.js";
 import { Outbox } from "./Outbox.js";
 import { PassMarks } from "./PassMarks.js";
 
@@ -15,6 +16,8 @@ export class SessionState {
   readonly deps: RunDependencies;
   readonly runId: string;
   readonly controller = new AbortController();
+  /** The run's work raced against its abort signal. */
+  readonly aborts = new AbortRace(this.controller.signal);
   /** Problems that did not change outcomes but need a person. */
   readonly warnings: string[] = [];
   handle: RunHandle | undefined;
@@ -29,7 +32,10 @@ export class SessionState {
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
     this.runId = runId;
-    this.outbox = new Outbox(() => this.handle, deps.onEvent, deps.onEmitted);
+    this.outbox = new Outbox(() => this.handle, deps.onEvent, {
+      emitted: deps.onEmitted,
+      before: () => this.#flushHooks(),
+    });
   }
 
   /** Where the run's events go out: to its store at once, to the caller's listener once written. */
@@ -37,6 +43,15 @@ export class SessionState {
 
   /** Records an event in the run's store and passes it on to the caller's listener. */
   readonly emit = (event: RunEvent): void => this.outbox.post(event);
+
+  /** Writes what the story hooks hold back; a failure is a warning, like the hooks' own failures. */
+  #flushHooks(): void {
+    try {
+      this.deps.hooks?.flush?.();
+    } catch (error) {
+      this.warnings.push(`the PRD workflow could not write its progress: ${toMeshflowError(error).message}`);
+    }
+  }
 
   /** Opens the run: its store handle and plan are known, so its steps can run. */
   begin(handle: RunHandle, plan: RunPlan): StepRunner {

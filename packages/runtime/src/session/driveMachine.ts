@@ -3,7 +3,6 @@ import type { ChiefEvent } from "../machine/chiefAnalyst.js";
 import type { PersistedActor } from "./PersistedActor.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
-import { untilAborted } from "./untilAborted.js";
 import { workFor } from "./workFor.js";
 
 /**
@@ -50,7 +49,7 @@ async function drive(state: SessionState, mode: SessionMode, persisted: Persiste
     let event: ChiefEvent | undefined;
     try {
       // An abort does not wait for a think() that ignores its signal.
-      event = await untilAborted(signal, pending);
+      event = await state.aborts.until(pending);
     } catch (error) {
       const failure = toMeshflowError(error);
       event = { type: "FAILED", code: failure.code, message: failure.message };

@@ -4,7 +4,6 @@ import type { ParallelEvent } from "../machine/StoryEvents.js";
 import type { PersistedActor } from "./PersistedActor.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
-import { untilAborted } from "./untilAborted.js";
 import { preflightWork, storyWork } from "./workFor.js";
 
 /**
@@ -38,7 +37,7 @@ async function drive(state: SessionState, mode: SessionMode, persisted: Persiste
     const snapshot = persisted.actor.getSnapshot();
     if (snapshot.status !== "active") return;
     if (snapshot.value === "preflight") {
-      const event = await untilAborted(signal, preflightWork(state, mode));
+      const event = await state.aborts.until(preflightWork(state, mode));
       if (event && !signal.aborted) persisted.send(event as ParallelEvent);
       continue;
     }
@@ -65,7 +64,7 @@ async function drive(state: SessionState, mode: SessionMode, persisted: Persiste
       });
       return;
     }
-    const done = await untilAborted(signal, Promise.race(inFlight.values()));
+    const done = await state.aborts.until(Promise.race(inFlight.values()));
     if (!done || signal.aborted) continue;
     inFlight.delete(done.key);
     persisted.send(done.event);

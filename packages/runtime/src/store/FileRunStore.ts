@@ -186,8 +186,8 @@ class FileRunHandle implements RunHandle {
   #snapshotBytes = 0;
   /** Events appended and not written yet (made lines when written). */
   #pendingEvents: RunEvent[] = [];
-  /** Evidence lines not written yet. */
-  #pendingEvidence = "";
+  /** Evidence records not written yet (made lines when written). */
+  #pendingEvidence: Record<string, unknown>[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
   readonly #snapshotFile: string;
   readonly #releaseLocks: () => void;
@@ -262,10 +262,12 @@ class FileRunHandle implements RunHandle {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     this.journal.flush();
-    if (this.#pendingEvidence) {
+    if (this.#pendingEvidence.length) {
+      let text = "";
+      for (const record of this.#pendingEvidence) text += `${JSON.stringify(record)}\n`;
+      this.#pendingEvidence = [];
       this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
-      writeSync(this.#evidence, this.#pendingEvidence);
-      this.#pendingEvidence = "";
+      writeSync(this.#evidence, text);
     }
     const events = this.#pendingEvents;
     if (!events.length) return;
@@ -301,7 +303,7 @@ class FileRunHandle implements RunHandle {
   }
 
   writeEvidence(storyId: string, evidence: Record<string, unknown>): string {
-    this.#pendingEvidence += `${JSON.stringify({ storyId, ...evidence })}\n`;
+    this.#pendingEvidence.push({ storyId, ...evidence });
     this.#later();
     return this.evidenceFile;
   }

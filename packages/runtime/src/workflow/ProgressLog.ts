@@ -20,20 +20,23 @@ export interface ProgressEntry {
  * The human-readable progress log of a PRD (`<prd-name>.progress.md` beside it): one Markdown section
  * appended per concluded story with its outcome, summary, files changed and learnings. A person or an
  * agent reads it between runs; it is only ever appended to (or moved away by `flow reset --archive`).
+ * Sections wait in memory until {@link flush} (a run flushes before it saves its state).
  */
 export class ProgressLog {
   readonly file: string;
   /** This log appended to the file already (it has its title and folder). */
   #started = false;
+  /** Sections not written yet. */
+  #pending = "";
 
   constructor(prdFile: string) {
     this.file = progressFileOf(prdFile);
   }
 
-  /** Appends one story's section (the file starts with a title when new). */
+  /** Queues one story's section for the next {@link flush} (the file starts with a title when new). */
   append(entry: StoryRecall): void {
     const lines: string[] = [];
-    const fresh = !this.#started && !existsSync(this.file);
+    const fresh = !this.#started && !this.#pending && !existsSync(this.file);
     if (fresh) lines.push(`# Progress of ${basename(entry.prd)}`, "");
     lines.push(
       `## ${MARK[entry.status] ?? "?"} ${entry.storyId} ${entry.title} (${entry.status})`,
@@ -46,13 +49,23 @@ export class ProgressLog {
     if (entry.commit) lines.push(`- commit: ${entry.commit.slice(0, 12)}`);
     if (entry.learnings.length) lines.push("- learnings:", ...entry.learnings.map((l) => `  - ${oneLine(l)}`));
     lines.push("", "");
+    this.#pending += lines.join("\n");
+  }
+
+  /** Appends the queued sections to the file. */
+  flush(): void {
+    const text = this.#pending;
+    if (!text) return;
+    // Taken first: a section that cannot be written is reported once, not retried at every flush.
+    this.#pending = "";
     if (!this.#started) mkdirSync(dirname(this.file), { recursive: true });
-    appendFileSync(this.file, lines.join("\n"));
+    appendFileSync(this.file, text);
     this.#started = true;
   }
 
   /** The last `n` entries, newest last. */
   last(n: number): ProgressEntry[] {
+    this.flush();
     if (!existsSync(this.file)) return [];
     const entries: ProgressEntry[] = [];
     let current: ProgressEntry | undefined;

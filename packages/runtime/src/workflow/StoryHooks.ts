@@ -47,6 +47,11 @@ export interface StoryHooks {
   onLog?(entry: Record<string, unknown>): void;
   /** After a story's evidence is recorded, before a passed story is marked in the PRD. Returns warnings. */
   afterStory?(story: ConcludedStory): Promise<string[]>;
+  /**
+   * Writes what the hooks hold back (the progress log's and story memory's new entries). The run calls
+   * it before it saves its state (so a saved state never relies on an entry not written) and at its end.
+   */
+  flush?(): void;
 }
 
 /**

@@ -21,7 +21,8 @@ function realOrResolved(file: string): string {
 /**
  * The structured story memory in the run store: `<store>/memory/<prd-name>-<hash>.ndjson`, one line per
  * concluded story of that PRD (whatever run concluded it), appended, never rewritten. The hash is of the
- * PRD's real path, so two PRDs of the same name in different folders keep apart.
+ * PRD's real path, so two PRDs of the same name in different folders keep apart. Lines wait in memory
+ * until {@link flush} (a run flushes before it saves its state); {@link recall} sees them at once.
  */
 export class StoryMemory {
   readonly root: string;
@@ -31,6 +32,8 @@ export class StoryMemory {
    */
   readonly #views = new Map<string, { files: string[]; passed: StoryRecall[]; learnings: Learning[] }>();
   readonly #files = new Map<string, string>();
+  /** Lines not written yet, by memory file. */
+  readonly #pending = new Map<string, string>();
   #rootMade = false;
 
   /** `storeRoot`: the run store's folder (e.g. `.flow`). */
@@ -53,12 +56,10 @@ export class StoryMemory {
     return join(this.root, `${basename(real).replace(/\.json$/, "")}-${hash}.ndjson`);
   }
 
-  /** Records a concluded story of `prdFile`. */
+  /** Records a concluded story of `prdFile` (written with the next {@link flush}). */
   append(prdFile: string, entry: StoryRecall): void {
-    if (!this.#rootMade) mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    this.#rootMade = true;
     const file = this.fileOf(prdFile);
-    appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    this.#pending.set(file, `${this.#pending.get(file) ?? ""}${JSON.stringify(entry)}\n`);
     // The entry is the newest: it goes first (a story's earlier record leaves the passed list).
     for (const view of this.#views.values()) {
       if (view.files[0] === file) {
@@ -76,8 +77,20 @@ export class StoryMemory {
     }
   }
 
+  /** Appends the queued lines to their files. */
+  flush(): void {
+    if (!this.#pending.size) return;
+    // Taken first: lines that cannot be written are reported once, not retried at every flush.
+    const pending = [...this.#pending];
+    this.#pending.clear();
+    if (!this.#rootMade) mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    this.#rootMade = true;
+    for (const [file, lines] of pending) appendFileSync(file, lines, { mode: 0o600 });
+  }
+
   /** Every recorded story of `prdFile`, oldest first, read from its file. */
   entries(prdFile: string): StoryRecall[] {
+    this.flush();
     return readNdjson(this.fileOf(prdFile)) as StoryRecall[];
   }
 

@@ -202,6 +202,10 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       progress.append(entry);
       return warnings;
     },
+    flush() {
+      memory.flush();
+      progress.flush();
+    },
   };
   for (const entry of options.earlierLog ?? []) hooks.onLog?.(entry);
   return hooks;
