@@ -118,6 +118,7 @@ export {
   routedSpecialists,
 } from "./routing/RoutingTable.js";
 export { eventLine } from "./run/eventLine.js";
+export { eventTime } from "./run/eventTime.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { didYouMean, suggest } from "./text/suggest.js";

@@ -75,12 +75,12 @@ export class StoryPlanner {
       const servers = story.mcpTools[stepKey(step)] ?? [];
       servers.forEach((server, j) => {
         if (!skipped) this.#referenced.add(server);
-        const path = formatJsonPath(["userStories", index, "mcpTools", stepKey(step), j]);
+        const path = () => formatJsonPath(["userStories", index, "mcpTools", stepKey(step), j]);
         const broken = mcpConfig.invalid.get(server);
         if (broken) {
           problems.push({
             file,
-            path,
+            path: path(),
             message: `MCP server "${server}" is misconfigured in ${configName(mcpConfig)}`,
             severity,
           });
@@ -90,7 +90,7 @@ export class StoryPlanner {
           const list = known.length ? `; configured: ${known.join(", ")}` : "";
           problems.push({
             file,
-            path,
+            path: path(),
             message: `unknown MCP server "${server}"${hint} in ${configName(mcpConfig)}${list}`,
             severity,
           });

@@ -31,20 +31,21 @@ function checkStepKeys(
   keys: readonly string[],
 ): Problem[] {
   const problems: Problem[] = [];
+  // Paths are made only for a problem: a valid PRD of thousands of stories makes none.
+  const at = (key: string) => formatJsonPath(["userStories", index, field, key]);
   for (const key of keys) {
-    const path = formatJsonPath(["userStories", index, field, key]);
     const step = parseStepKey(key);
     if (step === undefined) {
       problems.push({
         file,
-        path,
+        path: at(key),
         message: `key must be "step<N>" (e.g. "step1"), found "${key}"`,
         severity: "error",
       });
     } else if (!story.mavenSteps.includes(step)) {
       problems.push({
         file,
-        path,
+        path: at(key),
         message: `step ${step} is not in mavenSteps [${story.mavenSteps.join(",")}]`,
         severity: "error",
       });
@@ -69,12 +70,12 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
   const problems: Problem[] = [];
   const seen = new Map<number, number>();
   story.mavenSteps.forEach((step, i) => {
-    const path = formatJsonPath(["userStories", index, "mavenSteps", i]);
+    const path = () => formatJsonPath(["userStories", index, "mavenSteps", i]);
     const first = seen.get(step);
     if (first !== undefined) {
       problems.push({
         file,
-        path,
+        path: path(),
         message: `step ${step} is listed twice (first at index ${first})`,
         severity: "error",
       });
@@ -85,7 +86,7 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
     if (specialist === undefined) {
       problems.push({
         file,
-        path,
+        path: path(),
         message: `step ${step} routes to no specialist (routing: ${routing.sources.join(" + ")})`,
         severity: "error",
       });
@@ -93,7 +94,7 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
       const known = [...specialists].sort().join(", ") || "none";
       problems.push({
         file,
-        path,
+        path: path(),
         message: `step ${step} routes to "${specialist}", which is not a known specialist (known: ${known})`,
         severity: "error",
       });

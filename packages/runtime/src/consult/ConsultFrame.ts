@@ -1,4 +1,4 @@
-import type { BudgetSpent, RunEvent, TokenCount } from "@meshflow/core";
+import { type BudgetSpent, eventTime, type RunEvent, type TokenCount } from "@meshflow/core";
 
 /** One consultation as the runtime runs it: where, who asked whom, and the key space of its calls. */
 export interface ConsultFrame {
@@ -43,13 +43,11 @@ export interface ConsultSink {
   done(frame: ConsultFrame, end: ConsultEnd): void;
 }
 
-const now = () => new Date().toISOString();
-
 /** The `consult.started` event of a consultation. */
 export function consultStartedEvent(runId: string, frame: ConsultationState): RunEvent {
   return {
     type: "consult.started",
-    time: now(),
+    time: eventTime(),
     runId,
     storyId: frame.storyId,
     step: frame.step,
@@ -69,7 +67,7 @@ export function consultDoneEvent(
 ): RunEvent {
   return {
     type: "consult.done",
-    time: now(),
+    time: eventTime(),
     runId,
     storyId: frame.storyId,
     step: frame.step,

@@ -1,12 +1,13 @@
-import type {
-  BudgetSpent,
-  ModelClaim,
-  ModelTask,
-  RunEvent,
-  StepModel,
-  Story,
-  TokenCount,
-  ToolDescriptor,
+import {
+  type BudgetSpent,
+  eventTime,
+  type ModelClaim,
+  type ModelTask,
+  type RunEvent,
+  type StepModel,
+  type Story,
+  type TokenCount,
+  type ToolDescriptor,
 } from "@meshflow/core";
 import { consultResult, consultTarget, consultTools } from "../consult/consultTools.js";
 import type { Specialist, SpecialistModel, StepMemory } from "../specialists/defineSpecialist.js";
@@ -31,8 +32,6 @@ export interface StepModelInit {
   /** The step's budget (shared with the step that asked, for a consultation). */
   spent: BudgetSpent;
 }
-
-const now = () => new Date().toISOString();
 
 /** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
 export function modelTask(input: {
@@ -134,7 +133,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           onTurn: ({ replayed, ...turn }) =>
             emit({
               type: "model.turn",
-              time: now(),
+              time: eventTime(),
               runId: scope.runId,
               storyId: scope.storyId,
               step: scope.step,

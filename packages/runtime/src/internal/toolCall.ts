@@ -2,6 +2,7 @@ import {
   checkJsonLimits,
   digestOf,
   type ErrorCode,
+  eventTime,
   parseQualifiedName,
   type RunEvent,
   type ToolDescriptor,
@@ -122,8 +123,6 @@ export interface ProducedCall {
   args: Record<string, unknown>;
 }
 
-const now = () => new Date().toISOString();
-
 function refusal(code: ErrorCode, message: string): ToolResult {
   return { isError: true, code, content: [{ type: "text", text: message }] };
 }
@@ -148,7 +147,7 @@ export async function callTool(
   const tooBig = checkJsonLimits(args);
   if (tooBig) {
     const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
-    scope.emit({ type: "tool.refused", time: now(), ...base, tool: name, code: "invalid_arguments", message });
+    scope.emit({ type: "tool.refused", time: eventTime(), ...base, tool: name, code: "invalid_arguments", message });
     log.evidence.push({
       key,
       name,
@@ -162,7 +161,7 @@ export async function callTool(
   const argsDigest = digestOf(args);
   const refuse = (code: ErrorCode, message: string, tool = name, destructive?: boolean): ToolResult => {
     const mark = destructive === undefined ? {} : { destructive };
-    scope.emit({ type: "tool.refused", time: now(), ...base, tool, code, message, ...mark });
+    scope.emit({ type: "tool.refused", time: eventTime(), ...base, tool, code, message, ...mark });
     log.evidence.push({ key, name, tool, argsDigest, isError: true, code, ...mark });
     return refusal(code, message);
   };
@@ -208,11 +207,18 @@ export async function callTool(
     const resultDigest = digestOf(result);
     if (!replayed && result.isError && result.code && REFUSALS.has(result.code)) {
       const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
-      scope.emit({ type: "tool.refused", time: now(), ...base, tool: qualified, code: result.code, message: text });
+      scope.emit({
+        type: "tool.refused",
+        time: eventTime(),
+        ...base,
+        tool: qualified,
+        code: result.code,
+        message: text,
+      });
     } else {
       scope.emit({
         type: "tool.result",
-        time: now(),
+        time: eventTime(),
         ...base,
         tool: qualified,
         isError: result.isError === true,
@@ -277,7 +283,7 @@ export async function callTool(
   // A safe call is journaled once, with its result: a crash before that runs it again, which it allows.
   const once = safe && scope.journal.record !== undefined;
   if (!once) await scope.journal.begin({ key, tool: qualified, argsDigest });
-  scope.emit({ type: "tool.called", time: now(), ...base, tool: qualified, argsDigest, destructive });
+  scope.emit({ type: "tool.called", time: eventTime(), ...base, tool: qualified, argsDigest, destructive });
   const start = performance.now();
   const result = await scope.executor.submit(
     { key, tool: qualified, args, runId, storyId, step },

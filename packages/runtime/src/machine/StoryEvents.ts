@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
+import { eventTime, type RunEvent, type StepStatus, type TokenCount } from "@meshflow/core";
 import type { GateResult } from "../gate/runVerify.js";
 import type { StepResult } from "../internal/StepRunner.js";
 import type { ChiefEvent, ChiefServices } from "./chiefAnalyst.js";
@@ -25,13 +25,13 @@ export class StoryEvents {
   }
 
   storyStarted(runId: string, story: number): RunEvent {
-    return { type: "story.started", time: new Date().toISOString(), runId, storyId: this.#id(story) };
+    return { type: "story.started", time: eventTime(), runId, storyId: this.#id(story) };
   }
 
   skipped(runId: string, story: number): RunEvent {
     return {
       type: "story.finished",
-      time: new Date().toISOString(),
+      time: eventTime(),
       runId,
       storyId: this.#id(story),
       status: "skipped",
@@ -43,7 +43,7 @@ export class StoryEvents {
     const { specialist, tools } = this.#services.describeStep(story, step);
     return {
       type: "step.started",
-      time: new Date().toISOString(),
+      time: eventTime(),
       runId,
       storyId: this.#id(story),
       step: this.#services.plan().stories[story]?.steps[step] ?? 0,
@@ -55,7 +55,7 @@ export class StoryEvents {
   stepFinished(runId: string, story: number, result: StepResult): RunEvent {
     return {
       type: "step.finished",
-      time: new Date().toISOString(),
+      time: eventTime(),
       runId,
       storyId: this.#id(story),
       step: result.step,
@@ -70,7 +70,7 @@ export class StoryEvents {
     const last = gate.results.at(-1);
     return {
       type: "gate.finished",
-      time: new Date().toISOString(),
+      time: eventTime(),
       runId,
       storyId: this.#id(story),
       passed: gate.passed,
@@ -89,7 +89,7 @@ export class StoryEvents {
   ): RunEvent {
     return {
       type: "story.finished",
-      time: new Date().toISOString(),
+      time: eventTime(),
       runId,
       storyId: this.#id(story),
       status,

@@ -1,4 +1,4 @@
-import { type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
+import { eventTime, type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
 import { assign, emit, enqueueActions, setup } from "xstate";
 import { consultDoneEvent, consultStartedEvent } from "../consult/ConsultFrame.js";
 import type { GateResult } from "../gate/runVerify.js";
@@ -62,17 +62,6 @@ export type ChiefEvent =
   | { type: "ABORT" }
   | ConsultEvent;
 
-let lastMs = 0;
-let lastIso = "";
-/** ISO time of an event; many events share a millisecond, so the string is made once per millisecond. */
-function now(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
 /** The gate's verdict for a story without verify commands. */
 const NO_VERIFY: GateResult = { passed: true, results: [], summary: "no verify commands" };
 
@@ -95,7 +84,7 @@ const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 export function createChiefAnalyst(services: ChiefServices) {
   const planned = (context: ChiefContext) => services.plan().stories[context.story];
   const storyId = (context: ChiefContext) => planned(context)?.id ?? "";
-  const base = (context: ChiefContext) => ({ time: now(), runId: context.runId });
+  const base = (context: ChiefContext) => ({ time: eventTime(), runId: context.runId });
   const isLastStep = (context: ChiefContext) => context.step + 1 >= (planned(context)?.steps.length ?? 0);
   const runFinished = (context: ChiefContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
     type: "run.finished",

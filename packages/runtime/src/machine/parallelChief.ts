@@ -1,4 +1,4 @@
-import { type RunEvent, type StepStatus, sumTokens } from "@meshflow/core";
+import { eventTime, type RunEvent, type StepStatus, sumTokens } from "@meshflow/core";
 import { assign, emit, enqueueActions, setup } from "xstate";
 import { consultDoneEvent, consultStartedEvent } from "../consult/ConsultFrame.js";
 import type { GateResult } from "../gate/runVerify.js";
@@ -52,7 +52,7 @@ export function createParallelChief(services: ParallelServices) {
     context.slots.map((s) => (s.story === slot.story ? slot : s));
   const finished = (context: ParallelContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
     type: "run.finished",
-    time: new Date().toISOString(),
+    time: eventTime(),
     runId: context.runId,
     status,
     passed: context.counts.passed,
@@ -115,7 +115,7 @@ export function createParallelChief(services: ParallelServices) {
             target: "running",
             actions: emit(({ context, event }) => ({
               type: "run.started" as const,
-              time: new Date().toISOString(),
+              time: eventTime(),
               runId: context.runId,
               prd: event.prd,
               stories: event.stories,

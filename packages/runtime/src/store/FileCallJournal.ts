@@ -1,5 +1,5 @@
 import { appendFileSync, closeSync, existsSync, openSync, readSync, truncateSync, writeSync } from "node:fs";
-import { MeshflowError, type ToolResult } from "@meshflow/core";
+import { eventTime, MeshflowError, type ToolResult } from "@meshflow/core";
 import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 
 type Line =
@@ -195,11 +195,11 @@ export class FileCallJournal implements CallJournal {
   }
 
   async begin(start: JournalStart): Promise<void> {
-    this.#append({ state: "started", ...start, at: new Date().toISOString() });
+    this.#append({ state: "started", ...start, at: eventTime() });
   }
 
   async finish(key: string, result: ToolResult, durationMs: number): Promise<void> {
-    this.#append({ state: "finished", key, result, durationMs, at: new Date().toISOString() });
+    this.#append({ state: "finished", key, result, durationMs, at: eventTime() });
   }
 
   /** Drops the index entries of finished calls (an unfinished one stays, so `unfinished()` still reports it). */
@@ -214,7 +214,7 @@ export class FileCallJournal implements CallJournal {
    * before then loses the line, and a resume runs that call again, as it may.
    */
   async record(start: JournalStart, result: ToolResult, durationMs: number): Promise<void> {
-    this.#append({ state: "finished", ...start, result, durationMs, at: new Date().toISOString() }, true);
+    this.#append({ state: "finished", ...start, result, durationMs, at: eventTime() }, true);
   }
 
   async unfinished(): Promise<JournalEntry[]> {
