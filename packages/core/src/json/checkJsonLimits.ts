@@ -27,19 +27,23 @@ export function checkJsonLimits(
   const maxDepth = options.maxDepth ?? MAX_ARGUMENT_DEPTH;
   const maxBytes = options.maxBytes ?? MAX_ARGUMENT_BYTES;
   const prefix = options.prefix ?? [];
-  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
-  while (stack.length) {
-    const item = stack.pop();
-    if (!item || typeof item.value !== "object" || item.value === null) continue;
-    if (item.path.length >= maxDepth)
+  // Depths only: a value within the limits (every call's arguments) costs no path. The path of a
+  // value too deep is found again when there is one.
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length) {
+    const item = values.pop();
+    const depth = depths.pop() ?? 0;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth >= maxDepth)
       return {
-        path: formatJsonPath([...prefix, ...item.path]),
+        path: formatJsonPath([...prefix, ...(pathTo(value, item) ?? [])]),
         message: `nested deeper than ${maxDepth} levels (the limit of tool arguments)`,
       };
-    const entries: Array<[PropertyKey, unknown]> = Array.isArray(item.value)
-      ? item.value.map((v, i) => [i, v])
-      : Object.entries(item.value);
-    for (const [key, child] of entries) stack.push({ value: child, path: [...item.path, key] });
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      values.push(child);
+      depths.push(depth + 1);
+    }
   }
   // Within the depth limit, serialising is safe.
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
@@ -48,5 +52,20 @@ export function checkJsonLimits(
       path: formatJsonPath(prefix),
       message: `${bytes} bytes of JSON, more than ${maxBytes} (the limit of tool arguments)`,
     };
+  return undefined;
+}
+
+/** The keys from `root` down to `target`, without recursion (the same walk as the check's). */
+function pathTo(root: unknown, target: object): PropertyKey[] | undefined {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: root, path: [] }];
+  while (stack.length) {
+    const item = stack.pop();
+    if (!item || typeof item.value !== "object" || item.value === null) continue;
+    if (item.value === target) return item.path;
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(item.value)
+      ? item.value.map((v, i) => [i, v])
+      : Object.entries(item.value);
+    for (const [key, child] of entries) stack.push({ value: child, path: [...item.path, key] });
+  }
   return undefined;
 }
