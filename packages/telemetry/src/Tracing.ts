@@ -48,7 +48,7 @@ export interface CallJobTrace {
  *
  * @example
  * const tracing = await Tracing.start();
- * const session = await startRun({ ...deps, onEvent: tracing?.runSink() }, options);
+ * const session = await startRun({ ...deps, onEmitted: tracing?.runSink() }, options);
  * await session.done;
  * await tracing?.shutdown();
  */
@@ -110,8 +110,9 @@ export class Tracing {
   }
 
   /**
-   * An `onEvent` sink that turns a run's events into spans: run → story → step → tool call and model
-   * turn. `parent`: the `traceparent` of the span that queued the run (a `flow enqueue`); `prd`: the
+   * A sink for a run's `onEmitted` (each event as it happens, before the work it announces: a tool
+   * call's span exists before the call goes out) that turns the events into spans: run → story → step
+   * → tool call and model turn. `parent`: the `traceparent` of the span that queued the run (a `flow enqueue`); `prd`: the
    * PRD as the user named it, when the run reads a copy (a queued run on a worker).
    */
   runSink(options: { parent?: string; prd?: string } = {}): (event: RunEvent) => void {
