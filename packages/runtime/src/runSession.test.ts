@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { resumeRun, startRun } from "./runSession.js";
 import { defineSpecialist, type Specialist } from "./specialists/defineSpecialist.js";
 import { FileRunStore } from "./store/FileRunStore.js";
+import type { RunStore } from "./store/RunStore.js";
 import type { ToolPlane } from "./ToolPlane.js";
 
 const noTools: ToolPlane = {
@@ -21,7 +22,7 @@ const noTools: ToolPlane = {
 };
 const mcpConfig: McpConfig = { file: undefined, source: "none", servers: new Map(), invalid: new Map(), problems: [] };
 
-function specialists(think: Record<string, "pass" | "fail" | "plain">): Map<string, Specialist> {
+function specialists(think: Record<string, "pass" | "fail" | "plain" | "wait">): Map<string, Specialist> {
   const map = new Map<string, Specialist>();
   for (const [name, how] of Object.entries(think))
     map.set(
@@ -31,7 +32,13 @@ function specialists(think: Record<string, "pass" | "fail" | "plain">): Map<stri
         description: `${name} for tests`,
         ...(how === "plain"
           ? {}
-          : { think: async (ctx) => (how === "pass" ? ctx.pass(`${name} did step ${ctx.step}`) : ctx.fail("nope")) }),
+          : {
+              think: async (ctx) => {
+                // "wait": a step that takes a while, as one waiting on a tool does.
+                if (how === "wait") await new Promise((resolve) => setTimeout(resolve, 15));
+                return how === "fail" ? ctx.fail("nope") : ctx.pass(`${name} did step ${ctx.step}`);
+              },
+            }),
       }),
     );
   return map;
@@ -256,5 +263,54 @@ describe("startRun when the runtime itself throws", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
     const { record } = await store.read(summary.runId ?? "");
     expect(record.status).toBe("failed");
+  });
+
+  it("a store write that fails later (disk full) ends the run failed with its error; no event goes out unwritten", async () => {
+    const file = prd([{}, {}, {}, {}]);
+    const files = new FileRunStore(join(file, "..", ".flow"));
+    let snapshots = 0;
+    // The run store's own handle, whose second snapshot write fails as a full disk would.
+    const store: RunStore = {
+      create: async (record) =>
+        new Proxy(await files.create(record), {
+          get(handle, key) {
+            if (key === "saveSnapshot")
+              return (snapshot: unknown) => {
+                if (++snapshots === 2)
+                  throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+                handle.saveSnapshot(snapshot);
+              };
+            const value = Reflect.get(handle, key, handle);
+            return typeof value === "function" ? value.bind(handle) : value;
+          },
+        }),
+      open: (runId) => files.open(runId),
+      read: (runId) => files.read(runId),
+      list: () => files.list(),
+    };
+    const events: RunEvent[] = [];
+    const session = await startRun(
+      {
+        plane: noTools,
+        store,
+        specialists: specialists({ "development-agent": "wait", "quality-agent": "wait" }),
+        routing: loadRoutingTable(),
+        mcpConfig,
+        onEvent: (e) => events.push(e),
+      },
+      { prdFile: file, record: { agents: [] } },
+    );
+    const summary = await session.done;
+    expect(snapshots).toBeGreaterThanOrEqual(2);
+    expect(summary.status).toBe("failed");
+    expect(summary.error?.message).toContain("ENOSPC");
+    expect(events.at(-1)).toMatchObject({
+      type: "run.finished",
+      error: { message: expect.stringContaining("ENOSPC") },
+    });
+    // What went out before the failure had been written; the events of the unsaved state never went out.
+    const written = (await files.read(summary.runId ?? "")).events;
+    for (const event of events.slice(0, -1)) expect(written).toContainEqual(event);
+    expect(events.filter((e) => e.type === "story.finished").length).toBeLessThan(4);
   });
 });
