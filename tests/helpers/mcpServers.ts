@@ -1,9 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { HttpServerConfig, StdioServerConfig } from "@meshflow/core";
+import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "@meshflow/core";
+import { ClientPool, type ClientPoolOptions } from "@meshflow/mcp";
+import { onTestFinished } from "vitest";
 import { freePort } from "./redisServer.js";
 import { ROOT } from "./runFlow.js";
+
+/** A pool over `configs`, closed (its servers stopped) when the test that made it ends. */
+export function testPool(configs: McpServerConfig[], options: ClientPoolOptions = {}): ClientPool {
+  const pool = new ClientPool(new Map(configs.map((c) => [c.name, c])), options);
+  onTestFinished(() => pool.close());
+  return pool;
+}
 
 /** The npm MCP servers the tests run, by package name (without the scope). */
 export type NpmServer = "server-everything" | "server-filesystem" | "server-memory";

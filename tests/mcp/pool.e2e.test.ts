@@ -1,32 +1,24 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { McpServerConfig, ToolResult } from "@meshflow/core";
-import { ClientPool, createToolChain, type PoolEvent } from "@meshflow/mcp";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ToolResult } from "@meshflow/core";
+import { createToolChain, type PoolEvent } from "@meshflow/mcp";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   commandServer,
   type HttpEverything,
   isAlive,
   startHttpEverything,
   stdioServer,
+  testPool,
 } from "../helpers/mcpServers.js";
 
 const text = (result: ToolResult) => result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join("");
-const pools: ClientPool[] = [];
-function makePool(configs: McpServerConfig[], options: ConstructorParameters<typeof ClientPool>[1] = {}) {
-  const pool = new ClientPool(new Map(configs.map((c) => [c.name, c])), options);
-  pools.push(pool);
-  return pool;
-}
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((p) => p.close()));
-});
 
 describe("ClientPool against server-everything over stdio", () => {
   it("discovers its tools with qualified names and annotations, and calls echo through the chain", async () => {
     const logs = mkdtempSync(join(tmpdir(), "meshflow-mcp-logs-"));
-    const pool = makePool([stdioServer("everything", "server-everything", ["stdio"])], { stderrDir: logs });
+    const pool = testPool([stdioServer("everything", "server-everything", ["stdio"])], { stderrDir: logs });
     const { tools, failures } = await pool.discover();
     expect(failures).toEqual([]);
     const echo = tools.find((t) => t.qualifiedName === "everything__echo");
@@ -48,7 +40,7 @@ describe("ClientPool against server-everything over stdio", () => {
   });
 
   it("tells the same tool on two servers apart by server", async () => {
-    const pool = makePool([
+    const pool = testPool([
       stdioServer("left", "server-everything", ["stdio"]),
       stdioServer("right", "server-everything", ["stdio"]),
     ]);
@@ -60,7 +52,7 @@ describe("ClientPool against server-everything over stdio", () => {
 
   it("after its process is killed mid-call: the call fails with server_crashed, the next call reconnects and succeeds", async () => {
     const events: PoolEvent[] = [];
-    const pool = makePool([stdioServer("everything", "server-everything", ["stdio"])], {
+    const pool = testPool([stdioServer("everything", "server-everything", ["stdio"])], {
       onEvent: (e) => events.push(e),
     });
     const call = createToolChain({ pool });
@@ -81,7 +73,7 @@ describe("ClientPool against server-everything over stdio", () => {
   });
 
   it("close() shuts every server process down", async () => {
-    const pool = makePool([
+    const pool = testPool([
       stdioServer("a", "server-everything", ["stdio"]),
       stdioServer("b", "server-memory", [], { MEMORY_FILE_PATH: join(tmpdir(), "meshflow-close-memory.jsonl") }),
     ]);
@@ -93,7 +85,7 @@ describe("ClientPool against server-everything over stdio", () => {
   });
 
   it("reports a server that cannot start, with its command and stderr, and still lists the others", async () => {
-    const pool = makePool([
+    const pool = testPool([
       commandServer("broken", process.execPath, ["-e", "console.error('missing API key'); process.exit(2)"]),
       commandServer("absent", "/nonexistent/mcp-server", ["--stdio"]),
       stdioServer("everything", "server-everything", ["stdio"]),
@@ -122,7 +114,7 @@ describe("ClientPool against server-everything over stdio", () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "meshflow-silent-")), "pid");
     const silent =
       "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)";
-    const pool = makePool([commandServer("silent", process.execPath, ["-e", silent, pidFile])], {
+    const pool = testPool([commandServer("silent", process.execPath, ["-e", silent, pidFile])], {
       connectTimeoutMs: 300,
     });
     const { failures } = await pool.discover();
@@ -144,7 +136,7 @@ describe("ClientPool against server-everything over Streamable HTTP", () => {
   });
 
   it("discovers and calls tools on a loopback port", async () => {
-    const pool = makePool([http.config("remote")]);
+    const pool = testPool([http.config("remote")]);
     const tools = await pool.listTools("remote");
     expect(tools.map((t) => t.qualifiedName)).toContain("remote__echo");
     const call = createToolChain({ pool });
@@ -154,7 +146,7 @@ describe("ClientPool against server-everything over Streamable HTTP", () => {
   });
 
   it("answers server_unreachable while the server is down, and reconnects once it is back", async () => {
-    const pool = makePool([http.config("remote")]);
+    const pool = testPool([http.config("remote")]);
     const call = createToolChain({ pool });
     expect(text(await call("remote__echo", { message: "1" }, {}))).toBe("Echo: 1");
     await http.kill();

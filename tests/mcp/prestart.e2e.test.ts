@@ -2,27 +2,18 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServerConfig } from "@meshflow/core";
-import { ClientPool } from "@meshflow/mcp";
 import { type PrestartedServers, prestartServers } from "@meshflow/mcp/prestart";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { defaultServerEnvironment } from "../../packages/mcp/src/internal/stdioServerProcess.js";
-import { commandServer, isAlive, stdioServer } from "../helpers/mcpServers.js";
+import { commandServer, isAlive, stdioServer, testPool } from "../helpers/mcpServers.js";
 
-const opened: Array<ClientPool | PrestartedServers> = [];
-function pool(configs: McpServerConfig[], stderrDir?: string): ClientPool {
-  const made = new ClientPool(new Map(configs.map((c) => [c.name, c])), stderrDir ? { stderrDir } : {});
-  opened.push(made);
-  return made;
-}
+const pool = (configs: McpServerConfig[], stderrDir?: string) => testPool(configs, stderrDir ? { stderrDir } : {});
 function prestart(configs: McpServerConfig[]): PrestartedServers {
   const started = prestartServers(configs);
-  opened.push(started);
+  onTestFinished(() => started.close());
   return started;
 }
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((o) => o.close()));
-});
 
 describe("prestartServers: a stdio server started before its connection", () => {
   it("is taken over by the pool's connection, its first stderr line kept, and outlives the prestart's close", async () => {
