@@ -20,6 +20,9 @@ describe("checkJsonLimits", () => {
       path: "$.calls[0].args.deep[0].a",
       message: "nested deeper than 3 levels (the limit of tool arguments)",
     });
+    // An object met shallow first and too deep later is named where it is too deep.
+    const shared = [1];
+    expect(checkJsonLimits({ b: { c: { d: shared } }, a: shared }, { maxDepth: 3 })?.path).toBe("$.b.c.d");
     // Far deeper than any stack would take.
     expect(checkJsonLimits(nested(200_000))?.message).toBe(
       "nested deeper than 64 levels (the limit of tool arguments)",

@@ -27,8 +27,8 @@ export function checkJsonLimits(
   const maxDepth = options.maxDepth ?? MAX_ARGUMENT_DEPTH;
   const maxBytes = options.maxBytes ?? MAX_ARGUMENT_BYTES;
   const prefix = options.prefix ?? [];
-  // Depths only: a value within the limits (every call's arguments) costs no path. The path of a
-  // value too deep is found again when there is one.
+  // Depths only: a value within the limits (every call's arguments) costs no path. The path of the
+  // value too deep is found by a second walk in the same order, only when there is one.
   const values: unknown[] = [value];
   const depths: number[] = [0];
   while (values.length) {
@@ -37,7 +37,7 @@ export function checkJsonLimits(
     if (typeof item !== "object" || item === null) continue;
     if (depth >= maxDepth)
       return {
-        path: formatJsonPath([...prefix, ...(pathTo(value, item) ?? [])]),
+        path: formatJsonPath([...prefix, ...(firstPathAt(value, maxDepth) ?? [])]),
         message: `nested deeper than ${maxDepth} levels (the limit of tool arguments)`,
       };
     for (const child of Array.isArray(item) ? item : Object.values(item)) {
@@ -55,13 +55,16 @@ export function checkJsonLimits(
   return undefined;
 }
 
-/** The keys from `root` down to `target`, without recursion (the same walk as the check's). */
-function pathTo(root: unknown, target: object): PropertyKey[] | undefined {
+/**
+ * The keys down to the first value `depth` levels deep, in the check's walk order (so the value it
+ * found, whatever else shares that object), without recursion.
+ */
+function firstPathAt(root: unknown, depth: number): PropertyKey[] | undefined {
   const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: root, path: [] }];
   while (stack.length) {
     const item = stack.pop();
     if (!item || typeof item.value !== "object" || item.value === null) continue;
-    if (item.value === target) return item.path;
+    if (item.path.length >= depth) return item.path;
     const entries: Array<[PropertyKey, unknown]> = Array.isArray(item.value)
       ? item.value.map((v, i) => [i, v])
       : Object.entries(item.value);
