@@ -81,7 +81,8 @@ class QueuedRunHandle implements RunHandle {
   }
 
   saveSnapshot(snapshot: unknown): void {
-    this.flush();
+    // The local handle flushes its own files first; the shared journal is this handle's.
+    this.journal.flush?.();
     this.#inner.saveSnapshot(snapshot);
   }
 
