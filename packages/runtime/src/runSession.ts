@@ -1,4 +1,5 @@
 import {
+  eventTime,
   type McpConfig,
   MeshflowError,
   type ModelCatalog,
@@ -206,7 +207,7 @@ async function resumeAt(
   if (marked) state.marks().flush();
   state.emit({
     type: "run.resumed",
-    time: new Date().toISOString(),
+    time: eventTime(),
     runId: state.runId,
     prd: mode.checked.plan.prdFile,
     state: describeSaved(saved),

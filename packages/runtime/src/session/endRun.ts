@@ -1,4 +1,4 @@
-import { type MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
+import { eventTime, type MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ChiefContext } from "../machine/chiefAnalyst.js";
 
 /** What ending a run reads of either machine's context. */
@@ -67,7 +67,7 @@ export async function endFailed(
   };
   const finished: RunEvent = {
     type: "run.finished",
-    time: new Date().toISOString(),
+    time: eventTime(),
     runId: state.runId,
     status: "failed",
     ...counts,
