@@ -6,7 +6,7 @@ import { setFlagsFromString } from "node:v8";
 // flow spends its time waiting on tools and models, not computing: by default V8 is told to keep
 // the heap small (a run of thousands of stories then needs about half the memory, at no measured
 // cost in time). FLOW_MEMORY=fast keeps V8's own default, which grows the heap more eagerly.
-// `flow run` and `flow resume` turn it on themselves once they have loaded (src/leanHeap.ts).
+// `flow run` and `flow resume` turn it on themselves once they have loaded (src/runV8Flags.ts).
 const memory = process.env.FLOW_MEMORY ?? "lean";
 const later = process.argv[2] === "run" || process.argv[2] === "resume";
 if (memory === "lean" && !later) setFlagsFromString("--optimize-for-size");

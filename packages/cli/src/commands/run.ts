@@ -1,8 +1,8 @@
 import { isPrdFolder, MeshflowError } from "@meshflow/core";
 import { dryRun, type ModelSettings, type RunParts, resumeRun } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
-import { leanHeap } from "../leanHeap.js";
 import { coded, type Output, printJson } from "../output.js";
+import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
 import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
@@ -119,7 +119,7 @@ export async function resumeCommand(
       warm: prdServers(record.prd, record.options.stories),
     };
     return await withEnvironment(env, async (command) => {
-      leanHeap();
+      tuneV8ForRun();
       const { parts, env: built } = command;
       const view = viewFor(options, output);
       const hooks = await resumedHooks(record, command, options, output);

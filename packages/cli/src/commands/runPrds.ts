@@ -15,8 +15,8 @@ import {
   startRun,
 } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
-import { leanHeap } from "../leanHeap.js";
 import type { Output } from "../output.js";
+import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
 import { outlineRunOrder, readPrdOutline } from "./prdOutline.js";
@@ -112,7 +112,7 @@ export async function runPrds(
     repositories.set(target.file, found);
   }
   return withEnvironment({ ...env, models, warm }, async (built) => {
-    leanHeap();
+    tuneV8ForRun();
     const view = viewFor(options, output);
     let code: ExitCode = EXIT.ok;
     let remaining = options.maxStories ?? Number.POSITIVE_INFINITY;
