@@ -30,20 +30,20 @@ interface Sample {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** A folder with the PRD and an `.mcp.json` naming server-everything over stdio. */
-function workspace(stories: number, steps?: readonly number[]): { dir: string; prd: string } {
+function workspace(stories: number, steps?: readonly number[], notes = true): { dir: string; prd: string } {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-bench-run-mcp-"));
   writeFileSync(
     join(dir, ".mcp.json"),
     JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }),
   );
   const prd = join(dir, "prd.json");
-  writeFileSync(prd, generateMcpPrd(stories, steps));
+  writeFileSync(prd, generateMcpPrd(stories, steps, { notes }));
   return { dir, prd };
 }
 
 /** The whole `flow run` process with the shipped specialists, the run store and the write-back on. */
-function flowRun(stories: number): Sample {
-  const { dir, prd } = workspace(stories);
+function flowRun(stories: number, notes = true): Sample {
+  const { dir, prd } = workspace(stories, undefined, notes);
   const rssFile = join(dir, "rss.txt");
   try {
     const start = performance.now();
@@ -114,6 +114,8 @@ function timeOne(command: string[]): number {
 export async function runMcpSuite(): Promise<Row[]> {
   const mesh: Sample[] = [];
   const lang: Sample[] = [];
+  // The same PRD with no `notes` field in its stories: the write-back adds one to each.
+  const bare: Sample[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     if (i % 2 === 0) {
       mesh.push(flowRun(STORIES));
@@ -122,6 +124,7 @@ export async function runMcpSuite(): Promise<Row[]> {
       lang.push(langgraphRun(STORIES));
       mesh.push(flowRun(STORIES));
     }
+    bare.push(flowRun(STORIES, false));
   }
   const big = BIG > 0 ? flowRun(BIG) : undefined;
 
@@ -155,6 +158,7 @@ export async function runMcpSuite(): Promise<Row[]> {
 
   const mMs = median(mesh.map((s) => s.ms));
   const lMs = median(lang.map((s) => s.ms));
+  const bMs = median(bare.map((s) => s.ms));
   const mRss = median(mesh.map((s) => s.maxRssKb / 1024));
   const lRss = median(lang.map((s) => s.maxRssKb / 1024));
   const calls = (STORIES * 3).toLocaleString("en-US");
@@ -168,6 +172,15 @@ export async function runMcpSuite(): Promise<Row[]> {
       baseline: { label: "LangGraph.js", value: lMs / 1000 },
       goal: "≤ 0.25×",
       pass: mMs <= 0.25 * lMs,
+    },
+    {
+      suite: "run-mcp",
+      case: `flow run, ${calls} real calls, stories without notes`,
+      value: bMs / 1000,
+      unit: "s",
+      baseline: { label: "with notes", value: mMs / 1000 },
+      goal: "≤ 1.15×",
+      pass: bMs <= 1.15 * mMs,
     },
     { suite: "run-mcp", case: `LangGraph.js peak RSS, ${STORIES} stories`, value: lRss, unit: "MB" },
     {

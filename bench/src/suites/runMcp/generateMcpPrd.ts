@@ -1,5 +1,12 @@
-/** A PRD of `count` stories × development steps (default 1, 2, 7), each with one scripted `echo` call to server-everything. */
-export function generateMcpPrd(count: number, steps: readonly number[] = [1, 2, 7]): string {
+/**
+ * A PRD of `count` stories × development steps (default 1, 2, 7), each with one scripted `echo` call to
+ * server-everything; with `notes: false` the stories have no `notes` field (the write-back adds it).
+ */
+export function generateMcpPrd(
+  count: number,
+  steps: readonly number[] = [1, 2, 7],
+  options: { notes?: boolean } = {},
+): string {
   const call = (i: number, step: number) => [
     { tool: "everything__echo", args: { message: `US-${i + 1} step ${step}` } },
   ];
@@ -13,7 +20,7 @@ export function generateMcpPrd(count: number, steps: readonly number[] = [1, 2, 
     calls: Object.fromEntries(steps.map((s) => [`step${s}`, call(i, s)])),
     priority: 1,
     passes: false,
-    notes: "",
+    ...(options.notes === false ? {} : { notes: "" }),
   }));
   return `${JSON.stringify({ project: "Bench", userStories }, null, 2)}\n`;
 }

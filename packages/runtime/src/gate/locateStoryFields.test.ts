@@ -20,7 +20,11 @@ describe("locateStoryFields", () => {
     expect(found?.get("A")?.notesValue).toBe("a \\");
     expect(slice(found?.get("B")?.passes)).toBe("true");
     expect(found?.get("B")?.notesValue).toBe("");
-    expect(found?.get("C")).toEqual({});
+    expect(slice(found?.get("C")?.object)).toBe('{"id": "C"}');
+    expect(found?.get("C")?.passes).toBeUndefined();
+    expect(slice(found?.get("A")?.object)).toBe(
+      '{"id": "A", "nested": {"passes": 1, "notes": [ ] }, "passes": false, "notes": "a \\\\"}',
+    );
   });
 
   it("returns undefined for text that is not JSON", () => {

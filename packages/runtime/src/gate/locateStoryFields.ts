@@ -5,6 +5,8 @@ export type Span = readonly [number, number];
 
 /** Where one story's `passes` and `notes` values sit in the PRD text. */
 export interface StoryFields {
+  /** The story object itself. */
+  object?: Span;
   passes?: Span;
   notes?: Span;
   /** The `notes` value as parsed. */
@@ -21,7 +23,7 @@ interface Frame {
 }
 
 /**
- * The `passes` and `notes` value ranges of every `userStories[*]` object of a strict JSON PRD, keyed by
+ * The object range and `passes` and `notes` value ranges of every `userStories[*]` object of a strict JSON PRD, keyed by
  * story id (the first story of an id wins), in one pass of jsonc-parser's `visit` — no syntax tree, so
  * the completion gate can rewrite large PRDs often. Returns undefined when the text is not one JSON
  * object (comments and trailing commas included: PRD files are strict JSON).
@@ -31,7 +33,7 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
   const stack: Frame[] = [];
   let failed = false;
   let rootIsObject: boolean | undefined;
-  let story: { id?: string; fields: StoryFields } | undefined;
+  let story: { id?: string; start: number; fields: StoryFields } | undefined;
 
   /** Inside `userStories[i]` (depth 3: root, the array, the story), the property being read. */
   const storyProp = (): string | undefined =>
@@ -50,13 +52,14 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
   const begin = (array: boolean, offset: number) => {
     rootIsObject ??= !array;
     const storiesArray = stack.length === 2 && stack[0]?.prop === "userStories" && stack[1]?.array === true;
-    if (storiesArray && !array) story = { fields: {} };
+    if (storiesArray && !array) story = { start: offset, fields: {} };
     stack.push({ array, start: offset });
   };
   const end = (offset: number, length: number) => {
     const frame = stack.pop();
     if (stack.length === 2 && story && frame && !frame.array) {
-      if (story.id !== undefined && !found.has(story.id)) found.set(story.id, story.fields);
+      if (story.id !== undefined && !found.has(story.id))
+        found.set(story.id, { ...story.fields, object: [story.start, offset + length] });
       story = undefined;
     } else if (frame && stack.length === 3) record(storyProp(), [frame.start, offset + length], undefined);
   };

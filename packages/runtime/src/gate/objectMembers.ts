@@ -80,3 +80,45 @@ export function objectMembers(text: string): Map<string, Span> | undefined {
     i++;
   }
 }
+
+/** How one object's members are written, to add one the same way (see {@link memberAddition}). */
+interface MemberLayout {
+  /** Index just past the last member's value: where a new member goes. */
+  end: number;
+  /** What precedes the first key after `{` (a line break and indentation, or nothing). */
+  before: string;
+  /** What is between the first key and its value (`: `, `:`). */
+  colon: string;
+}
+
+function memberLayout(text: string, members: ReadonlyMap<string, Span>): MemberLayout | undefined {
+  let first: Span | undefined;
+  let end = -1;
+  for (const span of members.values()) {
+    if (!first || span[0] < first[0]) first = span;
+    end = Math.max(end, span[1]);
+  }
+  if (!first) return undefined;
+  const open = text.indexOf("{");
+  let key = open + 1;
+  while (key < text.length && isSpace(text.charCodeAt(key))) key++;
+  const keyEnd = stringEnd(text, key);
+  if (keyEnd < 0 || keyEnd > first[0]) return undefined;
+  return { end, before: text.slice(open + 1, key), colon: text.slice(keyEnd, first[0]) };
+}
+
+/**
+ * Where and how to add `added` members (key, JSON text of the value) to an object's text: after its
+ * last member, written as its first member is (line break, indentation, spacing around the colon).
+ * Undefined when the text is not shaped like an object with at least one member.
+ */
+export function memberAddition(
+  text: string,
+  members: ReadonlyMap<string, Span>,
+  added: ReadonlyArray<readonly [string, string]>,
+): { at: number; text: string } | undefined {
+  const layout = memberLayout(text, members);
+  if (!layout) return undefined;
+  const written = added.map(([key, value]) => `,${layout.before}${JSON.stringify(key)}${layout.colon}${value}`);
+  return { at: layout.end, text: written.join("") };
+}

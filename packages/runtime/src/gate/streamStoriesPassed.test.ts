@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadRoutingTable, type PrdSource, scanPrdFile } from "@meshflow/core";
+import { jsoncParser, loadRoutingTable, type PrdSource, scanPrdFile } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
 import { type WriteBackCache, writeStoriesPassed } from "./writeStoryPassed.js";
 
@@ -16,6 +16,27 @@ async function sourceOf(path: string): Promise<PrdSource> {
   const scan = await scanPrdFile(path, { routing: loadRoutingTable() }, () => {});
   if (!scan.source) throw new Error(`no source: ${JSON.stringify(scan.problems)}`);
   return scan.source;
+}
+
+/** What jsonc-parser's edits make of `marks`, one after the other, in the text's own layout. */
+function withJsoncEdits(text: string, marks: ReadonlyArray<{ storyId: string; note: string }>): string {
+  const { applyEdits, modify, parse } = jsoncParser();
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "";
+  const formattingOptions = {
+    insertSpaces: !indent.startsWith("\t"),
+    tabSize: indent.startsWith("\t") ? 1 : indent.length,
+    eol: text.includes("\r\n") ? "\r\n" : "\n",
+  };
+  let out = text;
+  for (const mark of marks) {
+    const stories = (parse(out) as { userStories: Array<{ id: string; notes?: string }> }).userStories;
+    const index = stories.findIndex((s) => s.id === mark.storyId);
+    const notes = stories[index]?.notes ?? "";
+    out = applyEdits(out, modify(out, ["userStories", index, "passes"], true, { formattingOptions }));
+    const note = notes.trim() ? `${notes.trimEnd()} ${mark.note}` : mark.note;
+    out = applyEdits(out, modify(out, ["userStories", index, "notes"], note, { formattingOptions }));
+  }
+  return out;
 }
 
 const story = (i: number, notes = "") => ({
@@ -67,18 +88,78 @@ describe("writeStoriesPassed in a stream (a seeded cache)", () => {
     expect(cache.source).toBeUndefined();
   });
 
-  it("takes the general path for a story without a notes field, and for spans that do not hold the story", async () => {
-    const text = `${JSON.stringify({ userStories: [{ id: "A", title: "a", mavenSteps: [1], priority: 1, passes: false }, story(1)] }, null, 2)}\n`;
-    const path = file(text);
-    const source = await sourceOf(path);
-    writeStoriesPassed(path, [{ storyId: "A", index: 0, note: "n" }], { digest: source.digest, source });
-    expect(JSON.parse(readFileSync(path, "utf8")).userStories[0]).toMatchObject({ passes: true, notes: "n" });
+  it("streams stories without passes or notes: the fields are added as the story's first member is written", async () => {
+    const bare = (i: number, fields: Record<string, unknown>) => ({
+      id: `S${i}`,
+      title: "t",
+      mavenSteps: [1],
+      ...fields,
+    });
+    const stories = [bare(0, { passes: false }), bare(1, {}), bare(2, { notes: "kept" }), story(3)];
+    const marks = [0, 1, 2, 3].map((i) => ({ storyId: `S${i}`, index: i, note: `run ${i}` }));
+    const marked = (text: string) => {
+      const path = file(text);
+      return sourceOf(path).then((source) => {
+        const cache: WriteBackCache = { digest: source.digest, source };
+        expect(writeStoriesPassed(path, marks, cache)).toEqual({ changed: 4, foreign: false });
+        // Still streaming.
+        expect(cache.source).toBe(source);
+        return readFileSync(path, "utf8");
+      });
+    };
+    for (const text of [
+      `${JSON.stringify({ userStories: stories }, null, 2)}\n`,
+      `${JSON.stringify({ userStories: stories }, null, "\t").replaceAll("\n", "\r\n")}\r\n`,
+    ])
+      expect(await marked(text)).toBe(withJsoncEdits(text, marks));
+    // A PRD on one line stays on one line.
+    const done = (fields: Record<string, unknown>, i: number) => ({ ...fields, passes: true, notes: `run ${i}` });
+    expect(await marked(JSON.stringify({ userStories: stories }))).toBe(
+      JSON.stringify({
+        userStories: [
+          done(bare(0, {}), 0),
+          done(bare(1, {}), 1),
+          { ...bare(2, { notes: "kept run 2" }), passes: true },
+          { ...story(3), passes: true, notes: "run 3" },
+        ],
+      }),
+    );
+  });
 
+  it("takes the general path for spans that do not hold the story", async () => {
+    const text = `${JSON.stringify({ userStories: [{ id: "A", title: "a", mavenSteps: [1], priority: 1, passes: false }, story(1)] }, null, 2)}\n`;
     const other = file(text);
     const wrong = await sourceOf(other);
     // The mark names story S1 but points at A's bytes.
     writeStoriesPassed(other, [{ storyId: "S1", index: 0, note: "n" }], { digest: wrong.digest, source: wrong });
     const stories = JSON.parse(readFileSync(other, "utf8")).userStories;
     expect(stories.map((s: { passes: boolean }) => s.passes)).toEqual([false, true]);
+  });
+});
+
+describe("writeStoriesPassed, the general path, for stories without passes or notes", () => {
+  it("writes what jsonc-parser's edits would, in one pass of the file, batch after batch, with or without its cache", () => {
+    const stories = Array.from({ length: 60 }, (_, i) => ({
+      id: `S${i}`,
+      title: `Story ${i}`,
+      ...(i % 3 === 0 ? {} : { passes: false }),
+      ...(i % 2 ? { notes: i % 4 === 1 ? "earlier" : "" } : {}),
+      mavenSteps: [1, 2],
+    }));
+    const text = `${JSON.stringify({ project: "P", userStories: stories }, null, 2)}\n`;
+    const cached = file(text);
+    const fresh = file(text);
+    const cache: WriteBackCache = {};
+    let expected = text;
+    for (const batch of [[5, 0, 9], [1], [2, 3, 4, 6, 7, 8], Array.from({ length: 50 }, (_, k) => k + 10)]) {
+      const marks = batch.map((i) => ({ storyId: `S${i}`, note: `run ${i}` }));
+      writeStoriesPassed(cached, marks, cache);
+      writeStoriesPassed(fresh, marks);
+      expected = withJsoncEdits(expected, marks);
+      expect(readFileSync(cached, "utf8")).toBe(expected);
+      expect(readFileSync(fresh, "utf8")).toBe(expected);
+    }
+    // Marked again with the same notes: nothing to write.
+    expect(writeStoriesPassed(fresh, [{ storyId: "S0", note: "run 0" }])).toEqual({ changed: 0, foreign: false });
   });
 });

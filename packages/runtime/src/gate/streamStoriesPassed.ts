@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type PrdSource, writeFileAtomic } from "@meshflow/core";
 import type { Span } from "./locateStoryFields.js";
-import { objectMembers } from "./objectMembers.js";
+import { memberAddition, objectMembers } from "./objectMembers.js";
 import { currentVersion } from "./prdVersion.js";
 
 /** A mark whose story's position in the PRD (`userStories` index) is known. */
@@ -24,8 +24,8 @@ const CHUNK = 1024 * 1024;
  * the rename. On success `source` describes the new file (its digest and shifted spans).
  *
  * Returns undefined, leaving the file as it is, when the file is not the version `source` describes
- * or a marked story's bytes are not what they should be (its id, or no `passes`/`notes` field): the
- * caller then takes the general path.
+ * or a marked story's bytes are not what they should be (not that story, or `notes` not a string):
+ * the caller then takes the general path.
  */
 export function streamStoriesPassed(
   file: string,
@@ -133,22 +133,41 @@ export const joinNote = (notes: string, note: string): string => (notes.trim() ?
 
 /**
  * The story's JSON text with `passes` set to true and the mark's note joined to its `notes` (the text
- * itself when both are already so); undefined when the text is not that story or lacks either field.
+ * itself when both are already so). A story without `passes` or `notes` gets them, after its last
+ * member and written as its first one is. Undefined when the text is not that story or its `notes`
+ * is not a string.
  */
-export function markStoryText(story: string, mark: IndexedMark): string | undefined {
+export function markStoryText(story: string, mark: { storyId: string; note: string }): string | undefined {
   const members = objectMembers(story);
   const id = members?.get("id");
-  const passes = members?.get("passes");
-  const notes = members?.get("notes");
-  if (!id || !passes || !notes) return undefined;
+  if (!members || !id) return undefined;
   const value = (span: Span): unknown => JSON.parse(story.slice(span[0], span[1]));
-  const notesValue = value(notes);
-  if (value(id) !== mark.storyId || typeof notesValue !== "string") return undefined;
-  const [ps, pe] = passes;
-  const [ns, ne] = notes;
-  if (story.slice(ps, pe) === "true" && notesValue.includes(mark.note)) return story;
+  if (value(id) !== mark.storyId) return undefined;
+  const passes = members.get("passes");
+  const notes = members.get("notes");
+  const notesValue = notes ? value(notes) : "";
+  if (typeof notesValue !== "string") return undefined;
+  const passed = passes !== undefined && story.slice(passes[0], passes[1]) === "true";
+  if (passed && notes && notesValue.includes(mark.note)) return story;
   const joined = JSON.stringify(joinNote(notesValue, mark.note));
-  return ps < ns
-    ? `${story.slice(0, ps)}true${story.slice(pe, ns)}${joined}${story.slice(ne)}`
-    : `${story.slice(0, ns)}${joined}${story.slice(ne, ps)}true${story.slice(pe)}`;
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  if (passes) edits.push({ start: passes[0], end: passes[1], text: "true" });
+  if (notes) edits.push({ start: notes[0], end: notes[1], text: joined });
+  const added: Array<readonly [string, string]> = [];
+  if (!passes) added.push(["passes", "true"]);
+  if (!notes) added.push(["notes", joined]);
+  if (added.length) {
+    // After the last member: after every value replaced above.
+    const addition = memberAddition(story, members, added);
+    if (!addition) return undefined;
+    edits.push({ start: addition.at, end: addition.at, text: addition.text });
+  }
+  edits.sort((a, b) => a.start - b.start);
+  let text = "";
+  let at = 0;
+  for (const edit of edits) {
+    text += story.slice(at, edit.start) + edit.text;
+    at = edit.end;
+  }
+  return text + story.slice(at);
 }

@@ -4,7 +4,7 @@ import { jsoncParser, MeshflowError, type PrdSource, removeStaleTempFiles, write
 import type { FormattingOptions } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
-import { type IndexedMark, joinNote, streamStoriesPassed } from "./streamStoriesPassed.js";
+import { type IndexedMark, joinNote, markStoryText, streamStoriesPassed } from "./streamStoriesPassed.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
 export interface PassMark {
@@ -23,7 +23,10 @@ function formattingOf(text: string): FormattingOptions {
   };
 }
 
-/** The general path: jsonc-parser edits (also inserts `passes`/`notes` when a story lacks them). */
+/**
+ * The general path of one mark: jsonc-parser edits of the whole text (also inserting `passes`/`notes`),
+ * for a story not found where the text was located or marked twice in one write.
+ */
 function markWithEdits(text: string, file: string, mark: PassMark): string {
   const { applyEdits, modify, parse } = jsoncParser();
   const data = parse(text) as { userStories?: unknown };
@@ -182,15 +185,34 @@ function applyMarks(
   const fields = (trusted && cache?.fields) || locateStoryFields(original);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
+  /** Stories edited whole (a `passes` or `notes` member added): the next write locates the fields again. */
+  let added = false;
+  const edited = new Set<string>();
   for (const mark of marks) {
     const f = fields?.get(mark.storyId);
-    if (!f?.passes || !f.notes || f.notesValue === undefined) {
+    // A second mark of the same story in one batch (another note): one edit of a story per write.
+    if (!f || edited.has(mark.storyId)) {
       slow.push(mark);
       continue;
     }
-    if (original.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
-    splices.push({ start: f.passes[0], end: f.passes[1], value: "true" });
-    splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(joinNote(f.notesValue, mark.note)) });
+    if (f.passes && f.notes && f.notesValue !== undefined) {
+      if (original.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
+      edited.add(mark.storyId);
+      splices.push({ start: f.passes[0], end: f.passes[1], value: "true" });
+      splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(joinNote(f.notesValue, mark.note)) });
+      continue;
+    }
+    // A story without `passes` or `notes` yet: its object is rewritten with them.
+    const story = f.object && original.slice(f.object[0], f.object[1]);
+    const marked = story === undefined ? undefined : markStoryText(story, mark);
+    if (!f.object || marked === undefined) {
+      slow.push(mark);
+      continue;
+    }
+    if (marked === story) continue;
+    edited.add(mark.storyId);
+    added = true;
+    splices.push({ start: f.object[0], end: f.object[1], value: marked });
   }
   splices.sort((a, b) => a.start - b.start);
   let parts: string[] = [];
@@ -200,9 +222,9 @@ function applyMarks(
     at = s.end;
   }
   parts.push(original.slice(at));
-  let changed = splices.length / 2;
+  let changed = edited.size;
   if (slow.length) {
-    // Stories without a `passes` or `notes` field yet: the general path, on the whole text.
+    // Stories not found where expected, or marked twice: the general path, on the whole text.
     let text = parts.join("");
     for (const mark of slow) {
       const next = markWithEdits(text, file, mark);
@@ -215,7 +237,7 @@ function applyMarks(
     const hash = createHash("sha256");
     for (const part of parts) hash.update(part);
     cache.digest = hash.digest("hex");
-    cache.fields = slow.length || !fields ? undefined : shifted(fields, splices);
+    cache.fields = slow.length || added || !fields ? undefined : shifted(fields, splices);
   }
   return { parts, changed };
 }
@@ -245,25 +267,35 @@ function shifted(
   // Total length change of the splices that end at or before `offset`.
   const deltas: number[] = [0];
   for (const s of splices) deltas.push((deltas.at(-1) ?? 0) + s.value.length - (s.end - s.start));
-  const move = (span: Span | undefined): Span | undefined => {
-    if (!span) return undefined;
+  /** How many splices start before `offset`. */
+  const count = (offset: number): number => {
     let lo = 0;
     let hi = starts.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((starts[mid] ?? 0) < span[0]) lo = mid + 1;
+      if ((starts[mid] ?? 0) < offset) lo = mid + 1;
       else hi = mid;
     }
+    return lo;
+  };
+  /** A value's span: replaced by the splice that starts there, or moved by those before it. */
+  const move = (span: Span | undefined): Span | undefined => {
+    if (!span) return undefined;
+    const lo = count(span[0]);
     const base = span[0] + (deltas[lo] ?? 0);
     const own = splices[lo];
     return own && own.start === span[0] ? [base, base + own.value.length] : [base, base + span[1] - span[0]];
   };
+  /** A story object's span: its start moved by the splices before it, its end by those inside it too. */
+  const stretch = (span: Span | undefined): Span | undefined =>
+    span && [span[0] + (deltas[count(span[0])] ?? 0), span[1] + (deltas[count(span[1])] ?? 0)];
   const byStart = new Map(splices.map((s) => [s.start, s]));
   const next = new Map<string, StoryFields>();
   for (const [id, f] of fields) {
     const notes = move(f.notes);
     const rewritten = f.notes ? byStart.get(f.notes[0]) : undefined;
     next.set(id, {
+      ...(f.object ? { object: stretch(f.object) } : {}),
       ...(f.passes ? { passes: move(f.passes) } : {}),
       ...(notes ? { notes } : {}),
       ...(f.notesValue !== undefined
