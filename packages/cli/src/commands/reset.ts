@@ -12,6 +12,13 @@ export interface ResetOptions {
   json?: boolean;
 }
 
+/** Stories named one by one when there are a few (`--json` lists them all). */
+const LISTED = 10;
+
+function storyList(ids: readonly string[]): string {
+  return ids.length <= LISTED ? ids.join(", ") : `${ids.length} stories (${ids[0]} … ${ids.at(-1)})`;
+}
+
 /** `flow reset <prd>`: stories back to `passes: false` with empty notes; `--archive` moves the progress log away. */
 export async function resetCommand(file: string, options: ResetOptions, output: Output): Promise<ExitCode> {
   if (!existsSync(file)) throw new MeshflowError("file_not_found", `${file}: no such PRD file`);
@@ -23,8 +30,8 @@ export async function resetCommand(file: string, options: ResetOptions, output: 
   else {
     output.out(
       result.changed
-        ? `${file}: reset ${result.reset.join(", ")} (passes false, notes cleared)`
-        : `${file}: ${result.reset.join(", ") || "no story"} already reset; file unchanged`,
+        ? `${file}: reset ${storyList(result.reset)} (passes false, notes cleared)`
+        : `${file}: ${storyList(result.reset) || "no story"} already reset; file unchanged`,
     );
     if (options.archive) output.out(archived ? `progress log moved to ${archived}` : "no progress log to archive");
   }

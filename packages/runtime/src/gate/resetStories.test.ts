@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jsoncParser } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
 import { lockPrd } from "../store/FileRunStore.js";
 import { resetStories } from "./resetStories.js";
@@ -17,6 +18,50 @@ const TEXT =
   '\t\t{"id": "B", "passes": true, "notes": "kept", "x": {"passes": true}}\r\n\t],\r\n\t"trailer": "é ✓"\r\n}\r\n';
 
 describe("resetStories", () => {
+  it("resets stories with and without passes or notes as jsonc-parser's edits would, in one pass", () => {
+    const stories = Array.from({ length: 40 }, (_, i) => ({
+      id: `S${i}`,
+      title: `Story ${i}`,
+      ...(i % 3 === 0 ? {} : { passes: i % 2 === 0 }),
+      ...(i % 4 === 0 ? {} : { notes: i % 5 ? "Passed in run r1." : "" }),
+      mavenSteps: [1],
+    }));
+    const text = `${JSON.stringify({ project: "P", userStories: stories }, null, 2)}\n`;
+    const { file, store } = prdFile(text);
+    expect(resetStories(file, undefined, store)).toMatchObject({ changed: true });
+    const { applyEdits, modify } = jsoncParser();
+    const formattingOptions = { insertSpaces: true, tabSize: 2, eol: "\n" };
+    let expected = text;
+    stories.forEach((story, index) => {
+      if ((story as { passes?: boolean }).passes !== false)
+        expected = applyEdits(
+          expected,
+          modify(expected, ["userStories", index, "passes"], false, { formattingOptions }),
+        );
+      if ((story as { notes?: string }).notes !== "")
+        expected = applyEdits(expected, modify(expected, ["userStories", index, "notes"], "", { formattingOptions }));
+    });
+    expect(readFileSync(file, "utf8")).toBe(expected);
+    // A PRD on one line stays on one line.
+    const line = prdFile(
+      JSON.stringify({
+        userStories: [
+          { id: "A", passes: true },
+          { id: "B", notes: "n" },
+        ],
+      }),
+    );
+    resetStories(line.file, undefined, line.store);
+    expect(readFileSync(line.file, "utf8")).toBe(
+      JSON.stringify({
+        userStories: [
+          { id: "A", passes: false, notes: "" },
+          { id: "B", notes: "", passes: false },
+        ],
+      }),
+    );
+  });
+
   it("sets passes false and clears notes of the chosen stories, every other byte and the mode kept", () => {
     const { file, store } = prdFile(TEXT);
     expect(resetStories(file, ["A"], store)).toEqual({ reset: ["A"], changed: true });

@@ -2,6 +2,8 @@ import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node
 import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import type { FormattingOptions, ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
+import { locateStoryFields } from "./locateStoryFields.js";
+import { setStoryFields } from "./storyText.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
 /** What {@link resetStories} did. */
@@ -27,7 +29,7 @@ function resetText(
   file: string,
   storyIds: readonly string[] | undefined,
 ): ResetResult & { text: string } {
-  const { applyEdits, modify, parse } = jsoncParser();
+  const { parse } = jsoncParser();
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as { userStories?: unknown };
   if (errors.length || !Array.isArray(data?.userStories))
@@ -40,19 +42,60 @@ function resetText(
         "usage",
         `${file}: no story "${id}" in userStories${ids.length <= 10 ? ` (stories: ${ids.join(", ")})` : didYouMean(id, ids)}`,
       );
+  const chosen = stories.flatMap((story, index) =>
+    story && (!storyIds || storyIds.includes(ids[index] ?? "")) ? [{ story, index, id: ids[index] ?? "" }] : [],
+  );
+  const next = resetInPlace(text, chosen) ?? resetWithEdits(text, chosen);
+  return { text: next, reset: chosen.map((c) => c.id), changed: next !== text };
+}
+
+interface Chosen {
+  story: Record<string, unknown>;
+  index: number;
+  id: string;
+}
+
+/**
+ * The chosen stories reset in one pass over the text: each story's object is found once and its
+ * `passes` and `notes` replaced or added (see {@link setStoryFields}). Undefined when the text is not
+ * strict JSON or a story cannot be edited that way (an id given twice, `notes` not a string).
+ */
+function resetInPlace(text: string, chosen: readonly Chosen[]): string | undefined {
+  const located = locateStoryFields(text);
+  if (!located) return undefined;
+  const splices: Array<{ start: number; end: number; value: string }> = [];
+  const seen = new Set<string>();
+  for (const { id } of chosen) {
+    const object = located.get(id)?.object;
+    if (!object || seen.has(id)) return undefined;
+    seen.add(id);
+    const story = text.slice(object[0], object[1]);
+    const reset = setStoryFields(story, id, false, () => "");
+    if (reset === undefined) return undefined;
+    if (reset !== story) splices.push({ start: object[0], end: object[1], value: reset });
+  }
+  splices.sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  for (const s of splices) {
+    out += text.slice(at, s.start) + s.value;
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+/** The general way: jsonc-parser edits of the whole text, two per story at most. */
+function resetWithEdits(text: string, chosen: readonly Chosen[]): string {
+  const { applyEdits, modify } = jsoncParser();
   const formattingOptions = formattingOf(text);
   let next = text;
-  const reset: string[] = [];
-  stories.forEach((story, index) => {
-    const id = ids[index] ?? "";
-    if (!story || (storyIds && !storyIds.includes(id))) return;
-    reset.push(id);
+  for (const { story, index } of chosen) {
     if (story.passes !== false)
       next = applyEdits(next, modify(next, ["userStories", index, "passes"], false, { formattingOptions }));
     if (story.notes !== "")
       next = applyEdits(next, modify(next, ["userStories", index, "notes"], "", { formattingOptions }));
-  });
-  return { text: next, reset, changed: next !== text };
+  }
+  return next;
 }
 
 /**

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type PrdSource, writeFileAtomic } from "@meshflow/core";
 import type { Span } from "./locateStoryFields.js";
-import { memberAddition, objectMembers } from "./objectMembers.js";
 import { currentVersion } from "./prdVersion.js";
+import { setStoryFields } from "./storyText.js";
 
 /** A mark whose story's position in the PRD (`userStories` index) is known. */
 export interface IndexedMark {
@@ -133,41 +133,11 @@ export const joinNote = (notes: string, note: string): string => (notes.trim() ?
 
 /**
  * The story's JSON text with `passes` set to true and the mark's note joined to its `notes` (the text
- * itself when both are already so). A story without `passes` or `notes` gets them, after its last
- * member and written as its first one is. Undefined when the text is not that story or its `notes`
- * is not a string.
+ * itself when both are already so); a story without them gets them (see {@link setStoryFields}).
+ * Undefined when the text is not that story or its `notes` is not a string.
  */
 export function markStoryText(story: string, mark: { storyId: string; note: string }): string | undefined {
-  const members = objectMembers(story);
-  const id = members?.get("id");
-  if (!members || !id) return undefined;
-  const value = (span: Span): unknown => JSON.parse(story.slice(span[0], span[1]));
-  if (value(id) !== mark.storyId) return undefined;
-  const passes = members.get("passes");
-  const notes = members.get("notes");
-  const notesValue = notes ? value(notes) : "";
-  if (typeof notesValue !== "string") return undefined;
-  const passed = passes !== undefined && story.slice(passes[0], passes[1]) === "true";
-  if (passed && notes && notesValue.includes(mark.note)) return story;
-  const joined = JSON.stringify(joinNote(notesValue, mark.note));
-  const edits: Array<{ start: number; end: number; text: string }> = [];
-  if (passes) edits.push({ start: passes[0], end: passes[1], text: "true" });
-  if (notes) edits.push({ start: notes[0], end: notes[1], text: joined });
-  const added: Array<readonly [string, string]> = [];
-  if (!passes) added.push(["passes", "true"]);
-  if (!notes) added.push(["notes", joined]);
-  if (added.length) {
-    // After the last member: after every value replaced above.
-    const addition = memberAddition(story, members, added);
-    if (!addition) return undefined;
-    edits.push({ start: addition.at, end: addition.at, text: addition.text });
-  }
-  edits.sort((a, b) => a.start - b.start);
-  let text = "";
-  let at = 0;
-  for (const edit of edits) {
-    text += story.slice(at, edit.start) + edit.text;
-    at = edit.end;
-  }
-  return text + story.slice(at);
+  return setStoryFields(story, mark.storyId, true, (notes) =>
+    notes.includes(mark.note) ? notes : joinNote(notes, mark.note),
+  );
 }

@@ -35,6 +35,10 @@ describe("writeStoriesPassed", () => {
     expect(once).toContain('\n            "passes": true');
     expect(writeStoriesPassed(path, [{ storyId: "A", note: "n1" }])).toEqual({ changed: 0, foreign: false });
     expect(readFileSync(path, "utf8")).toBe(once);
+    // Set back to not passed by hand, its note kept: passed again, the note not repeated.
+    writeFileSync(path, once.replace('"passes": true', '"passes": false'));
+    writeStoriesPassed(path, [{ storyId: "A", note: "n1" }]);
+    expect(readFileSync(path, "utf8")).toBe(once);
   });
 
   it("gives the same bytes when it reuses the located fields of its own last write", () => {
