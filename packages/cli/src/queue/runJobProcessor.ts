@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
+import { processAlive } from "@meshflow/core";
 import {
   type QueueSettings,
   RedisCallJournal,
@@ -57,15 +58,6 @@ export function queuedPrdPath(storeRoot: string, executionId: string, pid = proc
   return join(queuedCopiesDir(storeRoot), `${pid}-${executionId}.json`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the PRD copies a killed worker left in the store (those of a pid that no longer runs; live
  * workers sharing the store keep theirs). Returns the files removed.
@@ -82,7 +74,7 @@ export function sweepQueuedCopies(storeRoot: string): string[] {
   for (const name of names) {
     // `<pid>-<id>.json`, and the run's PRD lock beside it, `.<pid>-<id>.json.lock`.
     const pid = Number(/^\.?(\d+)-/.exec(name)?.[1]);
-    if (pid === process.pid || (pid && alive(pid))) continue;
+    if (pid === process.pid || (pid && processAlive(pid))) continue;
     rmSync(join(dir, name), { force: true });
     removed.push(name);
   }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type PrdSource, writeFileAtomic } from "@meshflow/core";
-import type { Span } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
 import { setStoryFields } from "./storyText.js";
 
