@@ -3,7 +3,7 @@ import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFile
 import type { FormattingOptions, ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
 import { locateStoryFields } from "./locateStoryFields.js";
-import { setStoryFields } from "./storyText.js";
+import { setStoryFields, spliced } from "./storyText.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
 /** What {@link resetStories} did. */
@@ -63,7 +63,7 @@ interface Chosen {
 function resetInPlace(text: string, chosen: readonly Chosen[]): string | undefined {
   const located = locateStoryFields(text);
   if (!located) return undefined;
-  const splices: Array<{ start: number; end: number; value: string }> = [];
+  const splices: Array<{ start: number; end: number; text: string }> = [];
   const seen = new Set<string>();
   for (const { id } of chosen) {
     const object = located.get(id)?.object;
@@ -72,16 +72,9 @@ function resetInPlace(text: string, chosen: readonly Chosen[]): string | undefin
     const story = text.slice(object[0], object[1]);
     const reset = setStoryFields(story, id, false, () => "");
     if (reset === undefined) return undefined;
-    if (reset !== story) splices.push({ start: object[0], end: object[1], value: reset });
+    if (reset !== story) splices.push({ start: object[0], end: object[1], text: reset });
   }
-  splices.sort((a, b) => a.start - b.start);
-  let out = "";
-  let at = 0;
-  for (const s of splices) {
-    out += text.slice(at, s.start) + s.value;
-    at = s.end;
-  }
-  return out + text.slice(at);
+  return spliced(text, splices);
 }
 
 /** The general way: jsonc-parser edits of the whole text, two per story at most. */

@@ -38,13 +38,17 @@ export function setStoryFields(
     if (!addition) return undefined;
     edits.push({ start: addition.at, end: addition.at, text: addition.text });
   }
-  if (!edits.length) return story;
+  return edits.length ? spliced(story, edits) : story;
+}
+
+/** A text with non-overlapping edits (each replacing `[start, end)` with `text`) applied. */
+export function spliced(text: string, edits: Array<{ start: number; end: number; text: string }>): string {
   edits.sort((a, b) => a.start - b.start);
-  let text = "";
+  let out = "";
   let at = 0;
   for (const edit of edits) {
-    text += story.slice(at, edit.start) + edit.text;
+    out += text.slice(at, edit.start) + edit.text;
     at = edit.end;
   }
-  return text + story.slice(at);
+  return out + text.slice(at);
 }
