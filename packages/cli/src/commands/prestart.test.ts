@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PrestartedServers } from "@meshflow/mcp/prestart";
 import { afterEach, describe, expect, it } from "vitest";
-import { prestartFor } from "./prestart.js";
+import { prestartFor, prestartForResume } from "./prestart.js";
 
 const opened: PrestartedServers[] = [];
 afterEach(async () => {
@@ -62,5 +62,31 @@ describe("prestartFor", () => {
     expect(started(join(dir, "prd.json"), { mcpConfig, rerunFailed: "x" })).toEqual([]);
     expect(started(join(dir, "missing.json"), { mcpConfig })).toEqual([]);
     expect(started(undefined, { mcpConfig })).toEqual([]);
+  });
+});
+
+describe("prestartForResume", () => {
+  it("starts the servers of the run's PRD and stories, as its record names them", () => {
+    const dir = project({
+      "prd.json": [
+        { id: "A", servers: ["one"] },
+        { id: "B", servers: ["two"] },
+      ],
+    });
+    const store = join(dir, ".flow");
+    mkdirSync(join(store, "runs", "r1"), { recursive: true });
+    const record = { prd: join(dir, "prd.json"), options: { mcpConfig: join(dir, ".mcp.json"), stories: ["B"] } };
+    writeFileSync(join(store, "runs", "r1", "run.json"), JSON.stringify(record));
+    const resumed = (runId: string, mcpConfig?: string) => {
+      const result = prestartForResume(runId, { store, mcpConfig });
+      if (result) opened.push(result);
+      return result?.pids() ?? [];
+    };
+    expect(resumed("r1")).toHaveLength(1);
+    // An MCP config given to flow resume wins: this one names no server of the PRD.
+    writeFileSync(join(dir, "other.json"), JSON.stringify({ mcpServers: {} }));
+    expect(resumed("r1", join(dir, "other.json"))).toEqual([]);
+    expect(resumed("missing")).toEqual([]);
+    expect(resumed("../r1")).toEqual([]);
   });
 });

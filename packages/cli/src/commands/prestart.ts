@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrdFileName, isPrdFolder, loadMcpConfig, type McpServerConfig } from "@meshflow/core";
 import { type PrestartedServers, prestartServers } from "@meshflow/mcp/prestart";
@@ -31,6 +31,34 @@ export function prestartFor(file: string | undefined, options: PrestartOptions):
     const { servers } = loadMcpConfig({ file: options.mcpConfig });
     const configs = names.map((name) => servers.get(name)).filter((c): c is McpServerConfig => c !== undefined);
     return configs.length ? prestartServers(configs) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `flow resume <runId>`: {@link prestartFor} the run's PRD and stories, as its record in the store
+ * names them (`mcpConfig` given on the command line wins over the recorded one). Starts nothing when
+ * the record cannot be read; the resume reports that as it always does.
+ */
+export function prestartForResume(
+  runId: string,
+  options: { store: string; mcpConfig?: string | undefined },
+): PrestartedServers | undefined {
+  if (!/^[\w.-]+$/.test(runId) || runId.startsWith(".")) return undefined;
+  try {
+    const record = JSON.parse(readFileSync(join(options.store, "runs", runId, "run.json"), "utf8")) as {
+      prd?: unknown;
+      options?: { mcpConfig?: unknown; stories?: unknown };
+    };
+    const recorded = record.options ?? {};
+    const mcpConfig = options.mcpConfig ?? (typeof recorded.mcpConfig === "string" ? recorded.mcpConfig : undefined);
+    const stories = Array.isArray(recorded.stories)
+      ? recorded.stories.filter((s): s is string => typeof s === "string")
+      : undefined;
+    return typeof record.prd === "string"
+      ? prestartFor(record.prd, { ...(mcpConfig ? { mcpConfig } : {}), ...(stories ? { story: stories } : {}) })
+      : undefined;
   } catch {
     return undefined;
   }

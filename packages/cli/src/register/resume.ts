@@ -37,10 +37,20 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .addOption(resumedCallsPerMinuteOption("the run's guard"))
     .addHelpText("after", RUN_EXIT_CODES_HELP)
     .action(async (runId, options, command) => {
-      const { resumeCommand } = await import("../commands/run.js");
-      // Options given now override the run's recorded ones; defaults do not.
-      const given = (name: string) =>
-        command.getOptionValueSource(name) === "cli" || command.getOptionValueSource(name) === "env";
-      setExit(await resumeCommand(runId, flags<RunFlags>()(options), output, given));
+      const resumed = flags<RunFlags>()(options);
+      // Before the run's modules load: its servers start meanwhile (see prestartForResume).
+      const started = (await import("../commands/prestart.js")).prestartForResume(runId, {
+        store: resumed.store ?? ".flow",
+        mcpConfig: resumed.mcpConfig,
+      });
+      try {
+        const { resumeCommand } = await import("../commands/run.js");
+        // Options given now override the run's recorded ones; defaults do not.
+        const given = (name: string) =>
+          command.getOptionValueSource(name) === "cli" || command.getOptionValueSource(name) === "env";
+        setExit(await resumeCommand(runId, resumed, output, given));
+      } finally {
+        await started?.close();
+      }
     });
 };
