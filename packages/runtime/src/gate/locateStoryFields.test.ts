@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { locateStoryFields } from "./locateStoryFields.js";
+import { locateStories, locateStoryFields } from "./locateStoryFields.js";
 
 describe("locateStoryFields", () => {
   it("finds passes and notes of every story, whatever else is around them", () => {
@@ -25,6 +25,19 @@ describe("locateStoryFields", () => {
     expect(slice(found?.get("A")?.object)).toBe(
       '{"id": "A", "nested": {"passes": 1, "notes": [ ] }, "passes": false, "notes": "a \\\\"}',
     );
+  });
+
+  it("counts the userStories arrays and their elements, so a caller knows whether every story was found", () => {
+    expect(locateStories('{"userStories": [{"id": "A"}, {"id": "B"}]}')).toMatchObject({ arrays: 1, elements: 2 });
+    // No id, a repeated id, an element that is no object: more elements than stories found.
+    const odd = locateStories('{"userStories": [{"id": "A"}, {"title": "x"}, {"id": "A"}, 3, [1]]}');
+    expect(odd).toMatchObject({ arrays: 1, elements: 5 });
+    expect([...(odd?.fields.keys() ?? [])]).toEqual(["A"]);
+    expect(locateStories('{"userStories": [], "x": {"userStories": [{"id": "B"}]}, "userStories": []}')).toMatchObject({
+      arrays: 2,
+      elements: 0,
+    });
+    expect(locateStories('{"project": "P"}')).toMatchObject({ arrays: 0, elements: 0 });
   });
 
   it("returns undefined for text that is not JSON", () => {

@@ -29,7 +29,23 @@ interface Frame {
  * object (comments and trailing commas included: PRD files are strict JSON).
  */
 export function locateStoryFields(text: string): Map<string, StoryFields> | undefined {
+  return locateStories(text)?.fields;
+}
+
+/** {@link locateStoryFields} and how the `userStories` it found are made. */
+export interface LocatedStories {
+  fields: Map<string, StoryFields>;
+  /** How many `userStories` arrays the PRD's object has (JSON keeps the last of a repeated key). */
+  arrays: number;
+  /** How many elements they have: more than `fields` when a story has no id, a repeated one, or is no object. */
+  elements: number;
+}
+
+/** {@link locateStoryFields}, with what tells whether every story was found. */
+export function locateStories(text: string): LocatedStories | undefined {
   const found = new Map<string, StoryFields>();
+  let arrays = 0;
+  let elements = 0;
   const stack: Frame[] = [];
   let failed = false;
   let rootIsObject: boolean | undefined;
@@ -49,10 +65,15 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
       else delete story.fields.notesValue;
     }
   };
+  /** Directly in `userStories` (depth 2: root, the array). */
+  const inStoriesArray = () => stack.length === 2 && stack[0]?.prop === "userStories" && stack[1]?.array === true;
   const begin = (array: boolean, offset: number) => {
     rootIsObject ??= !array;
-    const storiesArray = stack.length === 2 && stack[0]?.prop === "userStories" && stack[1]?.array === true;
-    if (storiesArray && !array) story = { start: offset, fields: {} };
+    if (array && stack.length === 1 && stack[0]?.prop === "userStories") arrays++;
+    if (inStoriesArray()) {
+      elements++;
+      if (!array) story = { start: offset, fields: {} };
+    }
     stack.push({ array, start: offset });
   };
   const end = (offset: number, length: number) => {
@@ -77,6 +98,7 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
       },
       onLiteralValue: (value: unknown, offset, length) => {
         rootIsObject ??= false;
+        if (inStoriesArray()) elements++;
         if (stack.length === 3) record(storyProp(), [offset, offset + length], value);
       },
       onError: () => {
@@ -85,5 +107,5 @@ export function locateStoryFields(text: string): Map<string, StoryFields> | unde
     },
     { disallowComments: true, allowTrailingComma: false },
   );
-  return failed || rootIsObject !== true ? undefined : found;
+  return failed || rootIsObject !== true ? undefined : { fields: found, arrays, elements };
 }

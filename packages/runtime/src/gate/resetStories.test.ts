@@ -42,6 +42,13 @@ describe("resetStories", () => {
         expected = applyEdits(expected, modify(expected, ["userStories", index, "notes"], "", { formattingOptions }));
     });
     expect(readFileSync(file, "utf8")).toBe(expected);
+    // A story without an id is reset too (the PRD is then parsed whole).
+    const noId = prdFile(JSON.stringify({ userStories: [{ id: "A", passes: true, notes: "n" }, { passes: true }] }));
+    expect(resetStories(noId.file, undefined, noId.store)).toEqual({ reset: ["A", ""], changed: true });
+    expect(JSON.parse(readFileSync(noId.file, "utf8")).userStories).toEqual([
+      { id: "A", passes: false, notes: "" },
+      { passes: false, notes: "" },
+    ]);
     // A PRD on one line stays on one line.
     const line = prdFile(
       JSON.stringify({

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node
 import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import type { FormattingOptions, ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
-import { locateStoryFields } from "./locateStoryFields.js";
+import { locateStories, type StoryFields } from "./locateStoryFields.js";
 import { setStoryFields, spliced } from "./storyText.js";
 import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
@@ -29,6 +29,15 @@ function resetText(
   file: string,
   storyIds: readonly string[] | undefined,
 ): ResetResult & { text: string } {
+  const located = locateStories(text);
+  // Every story found by its id, in one array: each is edited in place, without parsing the PRD.
+  if (located && located.arrays === 1 && located.elements === located.fields.size) {
+    const ids = [...located.fields.keys()];
+    checkStoryIds(file, ids, storyIds);
+    const chosen = storyIds ? ids.filter((id) => storyIds.includes(id)) : ids;
+    const next = resetInPlace(text, located.fields, chosen);
+    if (next !== undefined) return { text: next, reset: chosen, changed: next !== text };
+  }
   const { parse } = jsoncParser();
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true }) as { userStories?: unknown };
@@ -36,17 +45,22 @@ function resetText(
     throw new MeshflowError("prd_invalid", `${file}: not a PRD with a userStories array (run flow validate)`);
   const stories = data.userStories as Array<Record<string, unknown> | null>;
   const ids = stories.map((s) => (s && typeof s.id === "string" ? s.id : ""));
+  checkStoryIds(file, ids, storyIds);
+  const chosen = stories.flatMap((story, index) =>
+    story && (!storyIds || storyIds.includes(ids[index] ?? "")) ? [{ story, index, id: ids[index] ?? "" }] : [],
+  );
+  const next = resetWithEdits(text, chosen);
+  return { text: next, reset: chosen.map((c) => c.id), changed: next !== text };
+}
+
+/** Throws `usage` for a story id the PRD does not have. */
+function checkStoryIds(file: string, ids: readonly string[], storyIds: readonly string[] | undefined): void {
   for (const id of storyIds ?? [])
     if (!ids.includes(id))
       throw new MeshflowError(
         "usage",
         `${file}: no story "${id}" in userStories${ids.length <= 10 ? ` (stories: ${ids.join(", ")})` : didYouMean(id, ids)}`,
       );
-  const chosen = stories.flatMap((story, index) =>
-    story && (!storyIds || storyIds.includes(ids[index] ?? "")) ? [{ story, index, id: ids[index] ?? "" }] : [],
-  );
-  const next = resetInPlace(text, chosen) ?? resetWithEdits(text, chosen);
-  return { text: next, reset: chosen.map((c) => c.id), changed: next !== text };
 }
 
 interface Chosen {
@@ -56,19 +70,19 @@ interface Chosen {
 }
 
 /**
- * The chosen stories reset in one pass over the text: each story's object is found once and its
- * `passes` and `notes` replaced or added (see {@link setStoryFields}). Undefined when the text is not
- * strict JSON or a story cannot be edited that way (an id given twice, `notes` not a string).
+ * The chosen stories reset in place: each story's object, where the text was located, gets `passes`
+ * false and empty `notes` (replaced or added, see {@link setStoryFields}). Undefined when a story
+ * cannot be edited that way (its `notes` not a string).
  */
-function resetInPlace(text: string, chosen: readonly Chosen[]): string | undefined {
-  const located = locateStoryFields(text);
-  if (!located) return undefined;
+function resetInPlace(
+  text: string,
+  fields: ReadonlyMap<string, StoryFields>,
+  chosen: readonly string[],
+): string | undefined {
   const splices: Array<{ start: number; end: number; text: string }> = [];
-  const seen = new Set<string>();
-  for (const { id } of chosen) {
-    const object = located.get(id)?.object;
-    if (!object || seen.has(id)) return undefined;
-    seen.add(id);
+  for (const id of chosen) {
+    const object = fields.get(id)?.object;
+    if (!object) return undefined;
     const story = text.slice(object[0], object[1]);
     const reset = setStoryFields(story, id, false, () => "");
     if (reset === undefined) return undefined;
