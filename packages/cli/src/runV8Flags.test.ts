@@ -10,13 +10,22 @@ describe("runV8Flags", () => {
     expect(runV8Flags({ FLOW_MEMORY: "fast" }, [])).toEqual([`--interrupt-budget=${RUN_INTERRUPT_BUDGET}`]);
   });
 
-  it("keeps an interrupt budget given to node, in NODE_OPTIONS or on its command line", () => {
-    expect(runV8Flags({ NODE_OPTIONS: "--max-old-space-size=512 --interrupt-budget=90000" }, [])).toEqual([
-      "--optimize-for-size",
-    ]);
+  it("keeps an interrupt budget given on node's command line", () => {
     expect(runV8Flags({}, ["--interrupt_budget=1000"])).toEqual(["--optimize-for-size"]);
-    expect(runV8Flags({ NODE_OPTIONS: "--interrupt-budget-factor-for-feedback-allocation=8" }, [])).toContain(
+    expect(runV8Flags({}, ["--interrupt-budget-factor-for-feedback-allocation=8"])).toContain(
       `--interrupt-budget=${RUN_INTERRUPT_BUDGET}`,
+    );
+  });
+
+  it("sets FLOW_V8_FLAGS last, so they win", () => {
+    expect(runV8Flags({ FLOW_V8_FLAGS: " --interrupt-budget=67584  --max-lazy " }, [])).toEqual([
+      "--optimize-for-size",
+      `--interrupt-budget=${RUN_INTERRUPT_BUDGET}`,
+      "--interrupt-budget=67584",
+      "--max-lazy",
+    ]);
+    expect(() => runV8Flags({ FLOW_V8_FLAGS: "--max-lazy interrupt-budget=1" }, [])).toThrow(
+      'FLOW_V8_FLAGS: "interrupt-budget=1" is not a V8 flag (they start with --)',
     );
   });
 });

@@ -9,6 +9,7 @@ import {
   modelOptions,
   type Registrar,
   RUN_EXIT_CODES_HELP,
+  RUN_V8_HELP,
   resumedCallsPerMinuteOption,
   routingOption,
   skillsOption,
@@ -35,7 +36,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
     .addOption(resumedCallsPerMinuteOption("the run's guard"))
-    .addHelpText("after", RUN_EXIT_CODES_HELP)
+    .addHelpText("after", `${RUN_EXIT_CODES_HELP}\n\n${RUN_V8_HELP}`)
     .action(async (runId, options, command) => {
       const resumed = flags<RunFlags>()(options);
       // Before the run's modules load: its servers start meanwhile (see prestartForResume).

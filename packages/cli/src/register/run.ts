@@ -12,6 +12,7 @@ import {
   positiveInt,
   type Registrar,
   RUN_EXIT_CODES_HELP,
+  RUN_V8_HELP,
   routingOption,
   skillsOption,
   storeOption,
@@ -78,7 +79,9 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
       `\nResume an interrupted run with: flow resume <runId>
 Beside each PRD, <name>.progress.md gets one section per concluded story (outcome, summary, files, learnings).
 ${RUN_EXIT_CODES_HELP}
-  (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)`,
+  (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)
+
+${RUN_V8_HELP}`,
     )
     .action(async (file, options) => {
       const given = flags<RunCommandOptions>()(options);

@@ -39,6 +39,11 @@ Exit codes:
 export const RUN_EXIT_CODES_HELP = `${EXIT_CODES_HELP}
   130  interrupted (Ctrl-C): calls in flight were recorded; continue with flow resume <runId>`;
 
+/** The environment that tunes V8 for `flow run` and `flow resume` (see runV8Flags.ts). */
+export const RUN_V8_HELP = `V8 settings (environment):
+  FLOW_MEMORY     lean (default): a small heap (--optimize-for-size); fast: V8's own heap growth
+  FLOW_V8_FLAGS   V8 flags set once the run has loaded, after its own (--interrupt-budget=16384)`;
+
 /** A command that only groups subcommands (`flow tools`): alone, it prints its help on stderr and is a usage error. */
 export function commandGroup(program: Command, name: string, description: string, deps: CommandDeps): Command {
   const group = program
