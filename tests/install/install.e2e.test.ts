@@ -83,6 +83,8 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
         `@modelcontextprotocol/server-filesystem@${installedVersion("@modelcontextprotocol/server-filesystem")}`,
         `@modelcontextprotocol/server-memory@${installedVersion("@modelcontextprotocol/server-memory")}`,
         `vitest@${installedVersion("vitest")}`,
+        `typescript@${installedVersion("typescript")}`,
+        `@types/node@${installedVersion("@types/node")}`,
       ],
       project,
       300_000,
@@ -94,11 +96,16 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("packs every published workspace with its built files and no tsbuildinfo", () => {
+  it("packs every published workspace with its bundles and type declarations, not the compiler's other output", () => {
     expect(PUBLISHED).toContain("cli");
-    for (const p of PUBLISHED)
-      expect(existsSync(join(project, "node_modules", "@meshflow", p, "dist", "index.js"))).toBe(true);
-    expect(existsSync(join(project, "node_modules", "@meshflow", "cli", "dist", ".tsbuildinfo"))).toBe(false);
+    for (const p of PUBLISHED) {
+      const dist = join(project, "node_modules", "@meshflow", p, "dist");
+      expect(existsSync(join(dist, "bundle", "index.js")), p).toBe(true);
+      expect(existsSync(join(dist, "index.d.ts")), p).toBe(true);
+      // What the bundles were made from stays out of the package.
+      expect(existsSync(join(dist, "index.js")), p).toBe(false);
+      expect(existsSync(join(dist, ".tsbuildinfo")), p).toBe(false);
+    }
     // The built-in specialists ship compiled: loaded with Node's own import(), no transpiler.
     const builtin = join(project, "node_modules", "@meshflow", "cli", "builtin", "agents", "quality-agent");
     expect(existsSync(join(builtin, "agent.js"))).toBe(true);
@@ -152,6 +159,25 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     const test = await run("npx", ["vitest", "run", "agents/my-agent"], project);
     expect(test.code, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/3 passed/);
+    // It type-checks against the installed packages' declarations (their own declarations checked too).
+    const checked = await run(
+      "npx",
+      [
+        "tsc",
+        "--noEmit",
+        "--strict",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "agents/my-agent/agent.ts",
+        "agents/my-agent/agent.test.ts",
+      ],
+      project,
+    );
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     // The project's own specialist is known next to the built-in ones.
     const validate = await run("npx", ["flow", "validate", "prd/prd.json", "--json"], project);
     expect(JSON.parse(validate.stdout).valid).toBe(true);
