@@ -127,8 +127,12 @@ function shiftSpans(spans: number[], edits: ReadonlyArray<{ index: number; delta
   }
 }
 
-/** A story's notes with a run's note joined (a space between, none when the notes were empty). */
-export const joinNote = (notes: string, note: string): string => (notes.trim() ? `${notes.trimEnd()} ${note}` : note);
+/**
+ * A story's notes with a run's note joined (a space between, none when the notes were empty); notes
+ * that already hold the note are kept as they are.
+ */
+export const joinNote = (notes: string, note: string): string =>
+  notes.includes(note) ? notes : notes.trim() ? `${notes.trimEnd()} ${note}` : note;
 
 /**
  * The story's JSON text with `passes` set to true and the mark's note joined to its `notes` (the text
@@ -136,7 +140,5 @@ export const joinNote = (notes: string, note: string): string => (notes.trim() ?
  * Undefined when the text is not that story or its `notes` is not a string.
  */
 export function markStoryText(story: string, mark: { storyId: string; note: string }): string | undefined {
-  return setStoryFields(story, mark.storyId, true, (notes) =>
-    notes.includes(mark.note) ? notes : joinNote(notes, mark.note),
-  );
+  return setStoryFields(story, mark.storyId, true, (notes) => joinNote(notes, mark.note));
 }

@@ -44,9 +44,7 @@ function markWithEdits(text: string, file: string, mark: PassMark): string {
   let next = applyEdits(text, modify(text, ["userStories", index, "passes"], true, { formattingOptions }));
   next = applyEdits(
     next,
-    modify(next, ["userStories", index, "notes"], notes.includes(mark.note) ? notes : joinNote(notes, mark.note), {
-      formattingOptions,
-    }),
+    modify(next, ["userStories", index, "notes"], joinNote(notes, mark.note), { formattingOptions }),
   );
   return next;
 }
@@ -201,8 +199,7 @@ function applyMarks(
       if (original.slice(f.passes[0], f.passes[1]) === "true" && f.notesValue.includes(mark.note)) continue;
       edited.add(mark.storyId);
       splices.push({ start: f.passes[0], end: f.passes[1], value: "true" });
-      const notes = f.notesValue.includes(mark.note) ? f.notesValue : joinNote(f.notesValue, mark.note);
-      splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(notes) });
+      splices.push({ start: f.notes[0], end: f.notes[1], value: JSON.stringify(joinNote(f.notesValue, mark.note)) });
       continue;
     }
     // A story without `passes` or `notes` yet: its object is rewritten with them.
