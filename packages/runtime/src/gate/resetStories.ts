@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
-import type { FormattingOptions, ParseError } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
 import { locateStories, type StoryFields } from "./locateStoryFields.js";
+import { currentVersion } from "./prdVersion.js";
 import { setStoryFields, spliced } from "./storyText.js";
-import { WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
+import { formattingOf, readVersion, WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
 /** What {@link resetStories} did. */
 export interface ResetResult {
@@ -12,15 +13,6 @@ export interface ResetResult {
   reset: string[];
   /** Whether the file changed (a story already reset is left as it is). */
   changed: boolean;
-}
-
-function formattingOf(text: string): FormattingOptions {
-  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "  ";
-  return {
-    insertSpaces: !indent.startsWith("\t"),
-    tabSize: indent.startsWith("\t") ? 1 : indent.length,
-    eol: text.includes("\r\n") ? "\r\n" : "\n",
-  };
 }
 
 /** The PRD text with the chosen stories reset; throws `usage` naming an unknown story id. */
@@ -119,14 +111,14 @@ export function resetStories(file: string, storyIds: readonly string[] | undefin
     const target = realpathSync(file);
     removeStaleTempFiles(target);
     for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
-      const version = read(target);
+      const version = readVersion(target);
       const next = resetText(version.text, file, storyIds);
       if (!next.changed) return { reset: next.reset, changed: false };
       const written = writeFileAtomic(target, next.text, {
         mode: version.mode,
         beforeRename: () => {
-          const now = read(target);
-          return now.ino === version.ino && now.text === version.text;
+          const now = currentVersion(target);
+          return now.ino === version.ino && now.digest === version.digest;
         },
       });
       if (written) return { reset: next.reset, changed: true };
@@ -137,15 +129,5 @@ export function resetStories(file: string, storyIds: readonly string[] | undefin
     );
   } finally {
     release();
-  }
-}
-
-function read(file: string): { text: string; ino: number; mode: number } {
-  const fd = openSync(file, "r");
-  try {
-    const stat = fstatSync(fd);
-    return { text: readFileSync(fd, "utf8"), ino: stat.ino, mode: stat.mode & 0o7777 };
-  } finally {
-    closeSync(fd);
   }
 }

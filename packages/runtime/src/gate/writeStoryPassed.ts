@@ -14,7 +14,8 @@ export interface PassMark {
   note: string;
 }
 
-function formattingOf(text: string): FormattingOptions {
+/** How jsonc-parser's edits of a PRD write what they add: the file's own indentation and line ends. */
+export function formattingOf(text: string): FormattingOptions {
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "  ";
   return {
     insertSpaces: !indent.startsWith("\t"),
@@ -53,14 +54,15 @@ function markWithEdits(text: string, file: string, mark: PassMark): string {
 export const WRITE_BACK_ATTEMPTS = 8;
 
 /** What identifies one version of the file: its content's digest and inode (a rename-save makes a new one). */
-interface Version {
+export interface Version {
   text: string;
   digest: string;
   ino: number;
   mode: number;
 }
 
-function readVersion(file: string): Version {
+/** The file's text and what identifies this version of it. */
+export function readVersion(file: string): Version {
   const fd = openSync(file, "r");
   try {
     const stat = fstatSync(fd);
