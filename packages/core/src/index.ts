@@ -120,6 +120,7 @@ export {
 export { eventLine } from "./run/eventLine.js";
 export { eventTime } from "./run/eventTime.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
+export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isPrdFileName, isPrdFolder, loadMcpConfig, type McpServerConfig } from "@meshflow/core";
+import { isPrdFileName, isPrdFolder, isRunId, loadMcpConfig, type McpServerConfig } from "@meshflow/core";
 import { type PrestartedServers, prestartServers } from "@meshflow/mcp/prestart";
 import { prdServers } from "./prdServers.js";
 
@@ -45,7 +45,7 @@ export function prestartForResume(
   runId: string,
   options: { store: string; mcpConfig?: string | undefined },
 ): PrestartedServers | undefined {
-  if (!/^[\w.-]+$/.test(runId) || runId.startsWith(".")) return undefined;
+  if (!isRunId(runId)) return undefined;
   try {
     const record = JSON.parse(readFileSync(join(options.store, "runs", runId, "run.json"), "utf8")) as {
       prd?: unknown;

@@ -11,7 +11,15 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { acquireFileLock, didYouMean, eventLine, MeshflowError, type RunEvent, writeFileAtomic } from "@meshflow/core";
+import {
+  acquireFileLock,
+  didYouMean,
+  eventLine,
+  isRunId,
+  MeshflowError,
+  type RunEvent,
+  writeFileAtomic,
+} from "@meshflow/core";
 import { readNdjson } from "../internal/ndjson.js";
 import { FileCallJournal } from "./FileCallJournal.js";
 import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
@@ -20,11 +28,9 @@ import type { RunHandle, RunStore } from "./RunStore.js";
 /** Folder of the run store, relative to the working directory, unless `FLOW_HOME` says otherwise. */
 export const DEFAULT_STORE_DIR = ".flow";
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
-
 /** Checks a run id given by a user (`--run-id`): letters, digits, `.`, `_`, `-`. */
 export function assertRunId(runId: string): void {
-  if (!RUN_ID.test(runId))
+  if (!isRunId(runId))
     throw new MeshflowError(
       "usage",
       `invalid run id "${runId}": use letters, digits, ".", "_" and "-" (at most 80, not starting with a symbol)`,
