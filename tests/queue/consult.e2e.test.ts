@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type FlowWorker, startFlowWorker } from "../helpers/flowWorker.js";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
+import { startFlowWorker } from "../helpers/flowWorker.js";
 import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
 import { queuedStatus } from "../helpers/queuedRuns.js";
 import { ROOT } from "../helpers/runFlow.js";
@@ -11,12 +11,6 @@ import { ROOT } from "../helpers/runFlow.js";
 
 const MESH_AGENTS = [join(ROOT, "tests/fixtures/agents-mesh"), join(ROOT, "agents/security-agent")].join(delimiter);
 const MESH_ENV = { FLOW_AGENTS: MESH_AGENTS, FLOW_SKILLS: join(ROOT, "skills") };
-
-let workers: FlowWorker[] = [];
-afterEach(async () => {
-  await Promise.all(workers.map((w) => w.stop("SIGTERM")));
-  workers = [];
-});
 
 describe("ctx.consult in a queued run", () => {
   it("the worker runs the consultation: a planted secret fails the step, the event log and status say who asked whom", async () => {
@@ -31,7 +25,8 @@ describe("ctx.consult in a queued run", () => {
         agentConfig: { "development-agent": { ask: ["security-agent"] } },
       },
     ]);
-    workers.push(await startFlowWorker(ws, url, ["--redis-prefix", prefix], MESH_ENV));
+    const worker = await startFlowWorker(ws, url, ["--redis-prefix", prefix], MESH_ENV);
+    onTestFinished(() => worker.stop("SIGTERM").then(() => undefined));
     const result = await ws.flow(["enqueue", "prd.json", "--wait", "--redis", url, "--redis-prefix", prefix]);
     expect(result.code, result.stderr).toBe(1);
     const runId = /^queued (\S+)/.exec(result.stdout)?.[1] ?? "";
