@@ -14,7 +14,10 @@ export const registerReset: Registrar = (program, { output, setExit }) => {
       "also move the PRD's progress log (<name>.progress.md) to archive/ beside the PRD (default: kept)",
     )
     .addOption(storeOption())
-    .option("--json", 'print {"prd", "reset": [ids], "changed", "archived"}')
+    .option(
+      "--json",
+      'print {"prd", "reset": [ids], "changed", "archived"} (every id; the text names up to 10, then counts them)',
+    )
     .addHelpText(
       "after",
       `\nRefused with prd_busy (exit 1) while a run of the PRD holds its lock; an unknown story id is exit 2.\n${EXIT_CODES_HELP}`,
