@@ -43,6 +43,7 @@ export {
   type StdioServerConfig,
   StdioServerEntrySchema,
 } from "./mcpConfig/McpConfigSchema.js";
+export { chooseHarness, type HarnessChoice, HarnessChoiceSchema } from "./model/HarnessName.js";
 export {
   chooseModel,
   MODEL_PROVIDERS,
@@ -55,6 +56,7 @@ export {
 export type {
   BudgetSpent,
   EarlierStep,
+  HarnessReport,
   ModelCatalog,
   ModelClaim,
   ModelRequestSize,
@@ -68,6 +70,7 @@ export type {
   RecalledLearning,
   RecalledStory,
   RecordedTurn,
+  StepCallOptions,
   StepModel,
   TurnJournal,
 } from "./model/StepModel.js";
@@ -122,6 +125,7 @@ export { eventTime } from "./run/eventTime.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
+export { shorten, TURN_TEXT_CHARS } from "./text/shorten.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {
   parseQualifiedName,

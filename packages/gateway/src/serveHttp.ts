@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MeshflowError } from "@meshflow/core";
+import { bearerMatches, rebindingProblem } from "@meshflow/mcp/server";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "./Gateway.js";
-import { bearerMatches, rebindingProblem } from "./internal/httpGuards.js";
 import { isLoopbackHost, isWildcardHost, type ListenAddress } from "./listenAddress.js";
 
 /** The path of the Streamable HTTP endpoint. */

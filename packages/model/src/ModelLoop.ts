@@ -11,10 +11,12 @@ import {
   type StepModel,
   type StepStatus,
   sha256Hex,
+  shorten,
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
 import { resultForModel } from "./internal/resultText.js";
 import { safeToolNames } from "./internal/toolNames.js";
+import { KEY_VARIABLES } from "./keyVariables.js";
 import {
   FINISHING_SCHEMA,
   FINISHING_TOOLS,
@@ -89,6 +91,12 @@ export class RequestDigest {
 /** The digest of a whole request (see {@link RequestDigest}). */
 export function requestDigest(request: ChatRequest): string {
   return new RequestDigest(request.system, request.tools).of(request.messages);
+}
+
+/** Which variables hold a provider's key, for a refused key's message. */
+function keyHint(provider: string): string {
+  const variables = (KEY_VARIABLES as Readonly<Record<string, readonly string[]>>)[provider];
+  return variables ? `check ${variables.slice().reverse().join(" or ")}` : "check the model's API key";
 }
 
 /** The model-driven think loop of one step: a {@link StepModel} over a {@link ChatModel}. */
@@ -208,6 +216,13 @@ export class ModelLoop implements StepModel {
               `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`,
             );
           const message = error instanceof Error ? error.message : String(error);
+          const status = (error as { statusCode?: unknown } | null)?.statusCode;
+          if (status === 401 || status === 403)
+            return stop(
+              "blocked",
+              "auth_failed",
+              `${this.#chat.name} refused the key on turn ${turn} of ${where} (HTTP ${status}): ${keyHint(this.#chat.provider)}; ${message}`,
+            );
           return stop("blocked", "model_error", `${this.#chat.name} failed on turn ${turn} of ${where}: ${message}`);
         }
         latencyMs = Math.round(performance.now() - started);
@@ -231,6 +246,7 @@ export class ModelLoop implements StepModel {
         latencyMs,
         toolCalls: response.toolCalls.map((c) => qualified.get(c.name) ?? c.name),
         replayed,
+        ...(response.text.trim() ? { text: shorten(response.text) } : {}),
       });
       messages.push({ role: "assistant", text: response.text, toolCalls: response.toolCalls });
 

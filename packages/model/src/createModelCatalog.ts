@@ -11,6 +11,7 @@ import {
 import { AiSdkChatModel } from "./aiSdkModel.js";
 import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 import type { ChatModel } from "./ChatModel.js";
+import { KEY_VARIABLES } from "./keyVariables.js";
 import { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
 
 /** How a run's models are built: the command's flags and the environment. */
@@ -33,13 +34,6 @@ export interface ModelCatalogOptions {
   /** Retries of a failed model request (default 2). */
   maxRetries?: number;
 }
-
-/** The environment variables a provider's key is read from, first set wins. */
-export const KEY_VARIABLES: Readonly<Record<ModelProvider, readonly string[]>> = {
-  anthropic: ["FLOW_MODEL_API_KEY", "ANTHROPIC_API_KEY"],
-  openai: ["FLOW_MODEL_API_KEY", "OPENAI_API_KEY"],
-  "openai-compatible": ["FLOW_MODEL_API_KEY"],
-};
 
 const DEFAULT_ENDPOINTS: Readonly<Record<ModelProvider, string | undefined>> = {
   anthropic: "https://api.anthropic.com/v1",
@@ -102,7 +96,8 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
       const chosen = chooseModel({ override: options.model, story: story.model, prd: prdModel, fallback });
       return chosen ?? replay?.modelOf(story.id);
     },
-    get(name: string): StepModel {
+    get(name: string | undefined): StepModel {
+      if (name === undefined) throw new MeshflowError("internal", "a step's model was asked for without a model name");
       let model = models.get(name);
       if (!model) {
         const ref = parseModelName(name);

@@ -27,6 +27,8 @@ export interface EnqueueRequest {
   failFast?: boolean;
   /** `flow enqueue --model`: the model for every story of the run (over the worker's defaults). */
   model?: string;
+  /** `flow enqueue --harness`: the coding agent that works its steps (over the worker's defaults). */
+  harness?: string;
   /** W3C `traceparent` of the enqueuer's span: the run's spans on a worker become its children. */
   traceparent?: string;
 }
@@ -67,6 +69,8 @@ export function enqueueDigest(request: EnqueueRequest): string {
     stories: request.stories ?? null,
     failFast: !!request.failFast,
     model: request.model ?? null,
+    // Absent from older digests' keys: a run without a harness keeps the digest it always had.
+    ...(request.harness ? { harness: request.harness } : {}),
   };
   return digestOf(key);
 }
@@ -161,6 +165,7 @@ export class RunQueue {
       prdText: request.prdText,
       failFast: request.failFast === true,
       ...(request.model ? { model: request.model } : {}),
+      ...(request.harness ? { harness: request.harness } : {}),
       ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };

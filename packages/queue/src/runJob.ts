@@ -27,6 +27,8 @@ export const RunJobDataSchema = z.object({
   failFast: z.boolean(),
   /** `flow enqueue --model`: the model for every story (else the worker's `--model`, the PRD's, `FLOW_MODEL`). */
   model: z.string().optional(),
+  /** `flow enqueue --harness`: the coding agent that works every story's steps (over the workers' `--harness`). */
+  harness: z.string().optional(),
   /** W3C `traceparent` of the span that queued the run (`flow enqueue`), when traces are exported. */
   traceparent: z.string().optional(),
 });

@@ -70,7 +70,7 @@ describe("RunEnvironment", () => {
       store: mkdtempSync(join(tmpdir(), "meshflow-env-")),
     });
     expect((await env.specialists()).size).toBe(0);
-    expect(await env.models("anthropic:any")).toBeUndefined();
+    expect(await env.models({ model: "anthropic:any" })).toBeUndefined();
     await env.close();
   });
 });

@@ -35,10 +35,18 @@ export interface RunEnvironmentOptions {
   clientPool?: ClientPool;
   /** Where tool calls run; default in this process. A queue executor is the host's to open. */
   executor?: (chain: ToolHandler) => Executor;
-  /** The models of a run started with `model` (undefined: the host's defaults). Without it, runs have none. */
-  models?: (model: string | undefined) => Promise<ModelCatalog | undefined>;
+  /** The models of a run started with a model or harness of its own (undefined: the host's defaults). Without it, runs have none. */
+  models?: (choice: RunThinking | undefined) => Promise<ModelCatalog | undefined>;
   /** Runs after the tool plane is closed: what the host opened for the environment (a queue's Redis). */
   onClose?: () => Promise<void>;
+}
+
+/** What a run started by a queued job or an MCP client thinks with, over the host's defaults. */
+export interface RunThinking {
+  /** `--model` of that run (`flow enqueue --model`, `flow_run_prd`'s `model`). */
+  model?: string;
+  /** `--harness` of that run. */
+  harness?: string;
 }
 
 /** What a run is started with, from a loaded environment (the host adds `onEvent` and its own choices). */
@@ -133,9 +141,9 @@ export class RunEnvironment {
     return new Map([...(await this.specialistFiles())].map(([name, loaded]) => [name, loaded.specialist]));
   }
 
-  /** The models of a run started with `model` (undefined: the host's defaults); none without a model source. */
-  async models(model: string | undefined): Promise<ModelCatalog | undefined> {
-    return this.#options.models ? await this.#options.models(model) : undefined;
+  /** The models of a run started with `choice` (undefined: the host's defaults); none without a model source. */
+  async models(choice: RunThinking | undefined): Promise<ModelCatalog | undefined> {
+    return this.#options.models ? await this.#options.models(choice) : undefined;
   }
 
   /** The shared tool plane of runs, made on first use. */
@@ -147,9 +155,9 @@ export class RunEnvironment {
     return this.#plane;
   }
 
-  /** What `startRun`/`resumeRun`/`dryRun` need, for a run started with `model` (undefined: the defaults). */
-  async parts(model?: string): Promise<RunParts> {
-    const [plane, specialists, models] = await Promise.all([this.plane(), this.specialists(), this.models(model)]);
+  /** What `startRun`/`resumeRun`/`dryRun` need, for a run started with `choice` (undefined: the defaults). */
+  async parts(choice?: RunThinking): Promise<RunParts> {
+    const [plane, specialists, models] = await Promise.all([this.plane(), this.specialists(), this.models(choice)]);
     return {
       plane,
       store: this.store,

@@ -1,4 +1,4 @@
-import type { PrdSource, Story } from "@meshflow/core";
+import type { HarnessChoice, PrdSource, Story } from "@meshflow/core";
 
 /** One story a run handles, in run order. */
 export interface PlannedStory {
@@ -15,6 +15,8 @@ export interface PlannedStory {
   specialists: string[];
   /** The model that thinks for its steps (`--model`, the story's, the PRD's, `FLOW_MODEL`), if any. */
   model?: string;
+  /** The story's and the PRD's `harness`, when either names one (`--harness` wins over both). */
+  harness?: { story?: HarnessChoice; prd?: HarnessChoice };
 }
 
 /** What the preflight hands the machine: the stories to run and where the PRD lives. */

@@ -26,7 +26,7 @@ export {
   type RunCounts,
 } from "./machine/chiefAnalyst.js";
 export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
-export { RunEnvironment, type RunEnvironmentOptions, type RunParts } from "./RunEnvironment.js";
+export { RunEnvironment, type RunEnvironmentOptions, type RunParts, type RunThinking } from "./RunEnvironment.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
 export {
   type ConsultReport,

@@ -4,6 +4,7 @@ import {
   canonicalJson,
   didYouMean,
   formatProblem,
+  type HarnessChoice,
   hasErrors,
   type McpConfig,
   MeshflowError,
@@ -79,6 +80,20 @@ class WorkDigest {
   }
 }
 
+/** The harnesses that would work a step of the stories to run (`--harness`, the stories' and the PRD's). */
+function harnessesOf(stories: readonly PlannedStory[], models: ModelCatalog): string[] {
+  const names = new Set<string>();
+  if (!models.harnessFor) return [];
+  for (const planned of stories) {
+    if (planned.skipped) continue;
+    for (const specialist of new Set(planned.specialists)) {
+      const harness = models.harnessFor(planned.harness ?? {}, specialist);
+      if (harness) names.add(harness);
+    }
+  }
+  return [...names];
+}
+
 /** Distinct step and routing arrays a preflight shares between its stories. */
 const SHARED_ARRAYS = 1024;
 
@@ -87,6 +102,7 @@ class FiledStory implements PlannedStory {
   readonly #file: StoryFile;
   readonly #position: number;
   model?: string;
+  harness?: { story?: HarnessChoice; prd?: HarnessChoice };
 
   constructor(
     file: StoryFile,
@@ -143,6 +159,8 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
   };
   /** Stories with a `model` field of their own (the PRD's `model` is known once the scan ends). */
   const ownModels = new Map<FiledStory, string>();
+  /** Stories with a `harness` field of their own. */
+  const ownHarnesses = new Map<FiledStory, HarnessChoice>();
   const scan = await scanPrdFile(prdFile, { routing, specialists }, (story, index) => {
     digest.add(story);
     const planned = planner.story(story, index);
@@ -159,6 +177,7 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
       story.priority,
     );
     if (story.model) ownModels.set(filed, story.model);
+    if (story.harness) ownHarnesses.set(filed, story.harness);
     all.push(filed);
     if (!planned.skipped && (!wanted || wanted.has(story.id)))
       for (const step of planned.steps) for (const name of step.servers) servers.add(name);
@@ -167,10 +186,14 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
     throw new MeshflowError("prd_invalid", scan.problems.map(formatProblem).join("\n"), {
       details: { problems: scan.problems },
     });
+  const prdHarness = scan.head?.harness;
   if (input.models)
     for (const filed of all) {
       const model = input.models.nameFor({ id: filed.id, model: ownModels.get(filed) }, scan.head?.model);
       if (model) filed.model = model;
+      const own = ownHarnesses.get(filed);
+      if (own || prdHarness)
+        filed.harness = { ...(own ? { story: own } : {}), ...(prdHarness ? { prd: prdHarness } : {}) };
     }
   // Run order: ascending priority, ties in file order.
   const inOrder = [...all].sort((a, b) => a.priority - b.priority || a.index - b.index);
@@ -193,7 +216,8 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
 
   if (input.models && input.checkModels) {
     const names = order.filter((s) => !s.skipped && s.model).map((s) => s.model as string);
-    if (names.length) await input.models.check(names);
+    const harnesses = harnessesOf(order, input.models);
+    if (names.length || harnesses.length) await input.models.check(names, harnesses);
   }
 
   let tools: ToolDescriptor[] = [];

@@ -81,6 +81,8 @@ export interface RunSummary {
   counts: RunCounts;
   /** An unreachable server blocked a step. */
   environment: boolean;
+  /** Why the run stopped before its remaining stories (a refused key), when it did. */
+  halt?: string;
   error?: MeshflowError;
   /** The run's folder, for messages. */
   location?: string;

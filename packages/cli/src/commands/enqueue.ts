@@ -23,6 +23,8 @@ export interface EnqueueOptions {
   failFast?: boolean;
   /** The model for every story of the queued runs. */
   model?: string;
+  /** The coding agent that works the queued runs' steps. */
+  harness?: string;
   wait?: boolean;
   json?: boolean;
 }
@@ -66,6 +68,7 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
         ...(options.story ? { stories: options.story } : {}),
         failFast: options.failFast === true,
         ...(options.model ? { model: options.model } : {}),
+        ...(options.harness ? { harness: options.harness } : {}),
       },
     });
   }
@@ -116,6 +119,7 @@ async function markPassed(file: string, run: QueuedRun, output: Output): Promise
 export async function enqueueCommand(files: string[], options: EnqueueOptions, output: Output): Promise<ExitCode> {
   if (!options.redis) throw new MeshflowError("usage", "flow enqueue needs --redis <url> (or FLOW_REDIS_URL)");
   if (options.model) parseModelName(options.model, "--model");
+  if (options.harness) (await import("@meshflow/harness")).harnessAdapter(options.harness);
   const planned = await plan(files, options);
   const { assertNoEviction, connectRedis, RunQueue } = await import("@meshflow/queue");
   const redis = await connectRedis(options.redis, { role: options.wait ? "worker" : "client" });

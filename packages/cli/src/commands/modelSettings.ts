@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
 import type { ModelCatalog } from "@meshflow/core";
-import type { ModelSettings } from "@meshflow/runtime/host";
+import type { ModelSettings, RunThinking } from "@meshflow/runtime/host";
 
 /** The model flags of a command, as commander parses them. */
 export interface ModelFlags {
   model?: string;
   modelBaseUrl?: string;
+  harness?: string;
+  harnessBuiltinTools?: boolean;
   maxTurns?: number;
   maxStepTokens?: number;
   stepTimeout?: number;
@@ -23,6 +25,8 @@ export function modelSettings(flags: ModelFlags & CassetteFlags): ModelSettings 
   return {
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.modelBaseUrl ? { baseUrl: flags.modelBaseUrl } : {}),
+    ...(flags.harness ? { harness: flags.harness } : {}),
+    ...(flags.harnessBuiltinTools ? { harnessBuiltinTools: true } : {}),
     maxTurns: flags.maxTurns ?? 30,
     maxStepTokens: flags.maxStepTokens ?? 0,
     stepTimeoutMs: flags.stepTimeout ?? 600_000,
@@ -37,32 +41,44 @@ export function modelSettings(flags: ModelFlags & CassetteFlags): ModelSettings 
  * here, so commands that run no model never load it. `resumed`: a recording goes on in the same cassette.
  */
 export async function buildModels(settings: ModelSettings, resumed = false): Promise<ModelCatalog> {
-  const { createModelCatalog } = await import("@meshflow/model");
-  return createModelCatalog({
+  const [{ createModelCatalog }, { withHarnesses }] = await Promise.all([
+    import("@meshflow/model"),
+    import("@meshflow/harness"),
+  ]);
+  const budgets = {
+    maxTurns: settings.maxTurns,
+    maxStepTokens: settings.maxStepTokens,
+    stepTimeoutMs: settings.stepTimeoutMs,
+    maxResultChars: settings.maxResultChars,
+  };
+  const models = createModelCatalog({
     ...(settings.model ? { model: settings.model } : {}),
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-    budgets: {
-      maxTurns: settings.maxTurns,
-      maxStepTokens: settings.maxStepTokens,
-      stepTimeoutMs: settings.stepTimeoutMs,
-      maxResultChars: settings.maxResultChars,
-    },
+    budgets,
     ...(settings.record ? { record: settings.record, appendRecording: resumed } : {}),
     ...(settings.replay ? { replay: settings.replay } : {}),
+  });
+  return withHarnesses(models, {
+    ...(settings.harness ? { harness: settings.harness } : {}),
+    ...(settings.harnessBuiltinTools ? { builtinTools: true } : {}),
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    budgets,
   });
 }
 
 /**
- * The models of runs that may each name their own `--model` (a queued job, a `flow_run_prd` call):
- * the command's settings with that model on top, one catalog per model name.
+ * The models of runs that may each name their own `--model` and `--harness` (a queued job, a
+ * `flow_run_prd` call): the command's settings with those on top, one catalog per pair.
  */
-export function catalogsByModel(flags: ModelFlags): (model: string | undefined) => Promise<ModelCatalog> {
+export function catalogsByModel(flags: ModelFlags): (choice: RunThinking | undefined) => Promise<ModelCatalog> {
   const catalogs = new Map<string, Promise<ModelCatalog>>();
-  return (model) => {
-    const key = model ?? "";
+  return (choice) => {
+    const model = choice?.model;
+    const harness = choice?.harness;
+    const key = `${model ?? ""}\u0000${harness ?? ""}`;
     let catalog = catalogs.get(key);
     if (!catalog) {
-      catalog = buildModels(modelSettings({ ...flags, ...(model ? { model } : {}) }));
+      catalog = buildModels(modelSettings({ ...flags, ...(model ? { model } : {}), ...(harness ? { harness } : {}) }));
       catalogs.set(key, catalog);
       // A bad name is refused for that run only; the next one may try again.
       catalog.catch(() => catalogs.delete(key));

@@ -141,6 +141,7 @@ export function report(summary: RunSummary, options: { json?: boolean }, output:
     return EXIT.interrupted;
   }
   if (!options.json && summary.location) output.err(`run folder: ${summary.location}`);
+  if (summary.halt) output.err(`flow: the run stopped before its remaining stories: ${summary.halt}`);
   if (summary.environment) return EXIT.environment;
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
 }

@@ -99,7 +99,10 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     const tracker = new StoryTracker(board, data.runId, worker);
     const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
-      const parts = await environment.parts(data.model);
+      const parts = await environment.parts({
+        ...(data.model ? { model: data.model } : {}),
+        ...(data.harness ? { harness: data.harness } : {}),
+      });
       const store = new QueuedRunStore(
         environment.store,
         new RedisCallJournal(env.redis, data.executionId, env.settings),

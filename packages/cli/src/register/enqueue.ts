@@ -26,6 +26,10 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
       "--model <provider:model-id>",
       "the model for every story of these runs (over the workers' --model, the PRD's and stories' model, FLOW_MODEL)",
     )
+    .option(
+      "--harness <name>",
+      "the coding agent that works these runs' steps where a model would (claude-code, opencode, codex; over the workers' --harness, the PRD's and stories' harness)",
+    )
     .option("--fail-fast", "start no further story after one fails or is blocked (whole-PRD runs)")
     .option(
       "--wait",

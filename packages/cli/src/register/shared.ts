@@ -235,6 +235,8 @@ export function nonNegativeInt(name: string): (value: string) => number {
 export type ModelOptionValues = {
   model?: string | undefined;
   modelBaseUrl?: string | undefined;
+  harness?: string | undefined;
+  harnessBuiltinTools?: true | undefined;
   maxTurns: number;
   maxStepTokens: number;
   stepTimeout: number;
@@ -280,6 +282,18 @@ function addModelOptions<Args extends unknown[], Opts extends OptionValues, G ex
         "--model-base-url <url>",
         "the model endpoint for any provider, e.g. http://127.0.0.1:11434/v1 (Ollama); keys: FLOW_MODEL_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY",
       ).env("FLOW_MODEL_BASE_URL"),
+    )
+    .addOption(
+      new Option(
+        "--harness <name>",
+        "a coding agent works every step where a model would, its tool calls served by meshflow: claude-code, opencode, codex (installed in the project or on PATH); else the story's harness, the PRD's",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--harness-builtin-tools",
+        "leave the harness's own tools on (files, shell) beside meshflow's: the step's evidence says so and, in a git repository, records its diff",
+      ),
     )
     .addOption(
       new Option("--max-turns <n>", "model turns per step; then the step is blocked (budget_exhausted)")

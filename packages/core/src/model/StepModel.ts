@@ -1,6 +1,7 @@
 import type { Story } from "../prd/PrdSchema.js";
 import type { StepStatus, ToolResult } from "../run/types.js";
 import type { ToolDescriptor } from "../tools/ToolDescriptor.js";
+import type { HarnessChoice } from "./HarnessName.js";
 
 /** Tokens and turns a model used. */
 export interface ModelUsage {
@@ -84,6 +85,8 @@ export interface RecordedTurn {
   requestDigest: string;
   response: ModelResponse;
   latencyMs: number;
+  /** The harness's own session the turn belongs to (a harness turn), so a resume can continue it. */
+  session?: string;
 }
 
 /** The journal of one step's model turns, numbered from 1. A recorded turn is replayed, never asked again. */
@@ -106,6 +109,12 @@ export interface ModelTurnReport {
   toolCalls: string[];
   /** Answered from the run's journal or a cassette, not by the model now. */
   replayed: boolean;
+  /** What the model or harness said in the turn, shortened (absent when it said nothing). */
+  text?: string;
+  /** The harness's session id (a harness turn). */
+  session?: string;
+  /** What the turn cost in US dollars, when the harness reports it. */
+  costUsd?: number;
 }
 
 /**
@@ -119,10 +128,20 @@ export interface BudgetSpent {
   deadline?: number;
 }
 
+/** How one call of a step's model or harness is journaled. */
+export interface StepCallOptions {
+  /**
+   * Key the call by its tool and arguments (the nth such call of the step) instead of its place in
+   * the step: a harness restarted by a resume may ask again in another order, and a call the journal
+   * holds as finished is then answered from it, never run twice.
+   */
+  byContent?: boolean;
+}
+
 /** What the loop may do for a step: call tools (through the runtime), journal turns, report them. */
 export interface ModelStepIO {
   /** `ctx.call`: resolver, middleware, executor, journal. Never throws. */
-  call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  call(name: string, args: Record<string, unknown>, options?: StepCallOptions): Promise<ToolResult>;
   turns: TurnJournal;
   onTurn(report: ModelTurnReport): void;
   /** A note for the run's log (provider warnings). */
@@ -134,7 +153,16 @@ export interface ModelStepIO {
 }
 
 /** Why a model step ended without the model's own finishing call. */
-export type ModelStopCode = "model_no_outcome" | "budget_exhausted" | "replay_mismatch" | "model_error" | "aborted";
+export type ModelStopCode =
+  | "model_no_outcome"
+  | "budget_exhausted"
+  | "replay_mismatch"
+  | "model_error"
+  | "aborted"
+  /** The model endpoint or the harness refused the key (401/403): the run ends before its next story. */
+  | "auth_failed"
+  /** The harness program exited with an error or crashed. */
+  | "harness_failed";
 
 /** What the model claims about a step. A claim, not a verdict: the specialist's checks and the gate decide. */
 export interface ModelClaim {
@@ -147,6 +175,22 @@ export interface ModelClaim {
   usage: ModelUsage;
   /** Tool calls the model made (finishing tools not counted), with whether each failed. */
   calls: Array<{ tool: string; isError: boolean; code?: string }>;
+  /** Set when a harness (a coding-agent program) worked the step: what the evidence records of it. */
+  harness?: HarnessReport;
+}
+
+/** What a step's evidence records of the harness that worked it. */
+export interface HarnessReport {
+  /** `claude-code`, `opencode`, `codex`. */
+  name: string;
+  /** Its session id, when it said. */
+  session?: string;
+  /** `--harness-builtin-tools`: its own tools were on, so it may have changed files outside meshflow. */
+  builtinTools: boolean;
+  /** What it cost in US dollars, when it said. */
+  costUsd?: number;
+  /** With its own tools on, in a git repository: the working tree's changes after the step (bounded). */
+  diff?: string;
 }
 
 /** The size of what a model is sent on a step's first turn (`flow run --dry-run`). */
@@ -170,8 +214,16 @@ export interface StepModel {
 export interface ModelCatalog {
   /** The model name for a story (`--model`, the story's, the PRD's, `FLOW_MODEL`), or undefined. */
   nameFor(story: Pick<Story, "id" | "model">, prdModel: string | undefined): string | undefined;
-  /** The model of a name from {@link nameFor}. */
-  get(name: string): StepModel;
-  /** Before the first story: every named model has its key and endpoint (throws `model_unavailable`). */
-  check(names: readonly string[]): Promise<void>;
+  /**
+   * The harness that works a specialist's steps of a story whose own and PRD's `harness` are `choice`
+   * (`--harness` wins), or undefined: meshflow's model loop. Absent: the catalog has no harnesses.
+   */
+  harnessFor?(choice: { story?: HarnessChoice; prd?: HarnessChoice }, specialist: string): string | undefined;
+  /** The model of a name from {@link nameFor}; with a harness, that harness thinking with the model (if named). */
+  get(name: string | undefined, harness?: string): StepModel;
+  /**
+   * Before the first story: every named model has its key and endpoint (throws `model_unavailable`),
+   * every named harness is known (`usage`) and its program installed (`dependency_missing`).
+   */
+  check(names: readonly string[], harnesses?: readonly string[]): Promise<void>;
 }

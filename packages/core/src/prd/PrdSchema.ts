@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HarnessChoiceSchema } from "../model/HarnessName.js";
 import { ModelNameSchema } from "../model/ModelName.js";
 
 /** Lowest and highest step number of the PRD format. */
@@ -66,6 +67,7 @@ export const StorySchema = z
         'Settings per specialist, keyed by its name, merged over the specialist\'s own config, e.g. {"refactor-agent": {"maxLines": 300}}.',
       ),
     model: ModelNameSchema.optional(),
+    harness: HarnessChoiceSchema.optional(),
     consult: z
       .record(z.string(), z.array(z.string().min(1)))
       .optional()
@@ -106,6 +108,7 @@ export const PrdSchema = z
     model: ModelNameSchema.optional().describe(
       "The model for every story without its own `model`, `<provider>:<model-id>`; `--model` overrides both.",
     ),
+    harness: HarnessChoiceSchema.optional(),
     dependsOn: z
       .array(z.string().min(1))
       .optional()

@@ -57,11 +57,17 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
           .describe(
             "the model for every story, <provider>:<model-id> (anthropic, openai, openai-compatible); default: the server's --model, the PRD's and stories' model, FLOW_MODEL",
           ),
+        harness: z
+          .string()
+          .optional()
+          .describe(
+            "the coding agent that works every step where a model would (claude-code, opencode, codex); default: the server's --harness, the PRD's and stories' harness",
+          ),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-      run: async ({ prd, stories, failFast, model }) => {
+      run: async ({ prd, stories, failFast, model, harness }) => {
         const prdFile = prds.path(prd);
-        const parts = await env.parts(model);
+        const parts = await env.parts({ ...(model ? { model } : {}), ...(harness ? { harness } : {}) });
         const runId = newRunId();
         const trace = traceRun?.(prd);
         let markStarted: () => void = () => {};

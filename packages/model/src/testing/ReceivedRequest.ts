@@ -10,7 +10,7 @@ export interface ReceivedMessage {
 
 /** A request as the server received it, normalised across the two wire formats. */
 export interface ReceivedRequest {
-  api: "openai" | "anthropic";
+  api: "openai" | "anthropic" | "responses";
   stream: boolean;
   model: string;
   /** Request headers with lower-case names. */

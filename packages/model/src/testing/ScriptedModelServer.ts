@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { anthropicWire } from "./anthropicWire.js";
 import { openaiWire } from "./openaiWire.js";
 import { type ReceivedRequest, trailingToolResults } from "./ReceivedRequest.js";
+import { responsesWire } from "./responsesWire.js";
 import type { ResolvedReply, ScriptedReply } from "./ScriptedReply.js";
 import { isRecord, type WireFormat } from "./WireFormat.js";
 
@@ -24,6 +25,7 @@ export interface ScriptedModelServerOptions {
 const ROUTES: Readonly<Record<string, WireFormat>> = {
   "/v1/chat/completions": openaiWire,
   "/v1/messages": anthropicWire,
+  "/v1/responses": responsesWire,
 };
 
 /** The model list `GET /v1/models` answers, readable as an OpenAI and as an Anthropic list. */
@@ -46,8 +48,8 @@ const MODEL_LIST = {
 };
 
 /**
- * A real HTTP server that plays a model: it speaks OpenAI Chat Completions (`POST /v1/chat/completions`) and
- * Anthropic Messages (`POST /v1/messages`), streaming (SSE) and not, and answers each request with the next scripted
+ * A real HTTP server that plays a model: it speaks OpenAI Chat Completions (`POST /v1/chat/completions`),
+ * OpenAI Responses (`POST /v1/responses`) and Anthropic Messages (`POST /v1/messages`), streaming (SSE) and not, and answers each request with the next scripted
  * reply. Tests reach it through the real AI SDK provider packages at {@link ScriptedModelServer.baseUrl}.
  *
  * @example
@@ -191,7 +193,7 @@ export class ScriptedModelServer {
 
     const { apiKey } = this.#options;
     if (apiKey !== undefined && !wire.isAuthorized(headers, apiKey)) {
-      const expected = wire.api === "openai" ? "Authorization: Bearer <key>" : "x-api-key: <key>";
+      const expected = wire.api === "anthropic" ? "x-api-key: <key>" : "Authorization: Bearer <key>";
       const message = `scripted model server: invalid API key for request #${index} (${wire.api}; expected ${expected})`;
       sendJson(response, 401, wire.errorBody(401, message));
       return;
@@ -241,7 +243,12 @@ export class ScriptedModelServer {
     const text = reply.text ?? "";
     const toolCalls = (reply.toolCalls ?? []).map((call) => {
       this.#toolCallCount += 1;
-      return { id: call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`, name: call.name, input: call.input };
+      return {
+        id: call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`,
+        name: call.name,
+        input: call.input,
+        ...(call.namespace ? { namespace: call.namespace } : {}),
+      };
     });
     const usage = reply.usage ?? {
       inputTokens: Math.ceil(rawBody.length / 4),

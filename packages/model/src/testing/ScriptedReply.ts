@@ -5,6 +5,8 @@ export interface ScriptedToolCall {
   name: string;
   input: Record<string, unknown>;
   id?: string;
+  /** The Responses API's tool namespace the name belongs to (Codex offers MCP tools as `mcp__<server>`). */
+  namespace?: string;
 }
 
 /** Token usage the scripted model reports. */
@@ -24,6 +26,6 @@ export type ScriptedHandler = (request: ReceivedRequest, index: number) => Scrip
 /** A successful reply with every default filled in, as the wire formats render it. */
 export interface ResolvedReply {
   text: string;
-  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown> }>;
+  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown>; namespace?: string }>;
   usage: ScriptedUsage;
 }

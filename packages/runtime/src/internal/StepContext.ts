@@ -1,6 +1,7 @@
 import type {
   BudgetSpent,
   ScriptedCall,
+  StepCallOptions,
   StepOutcome,
   Story,
   ToolDescriptor,
@@ -101,8 +102,8 @@ export class StepContext implements ThinkContext {
     return this.repertoire.filter((t) => this.capabilitiesOf(t).includes(capability));
   }
 
-  call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-    const pending = callTool(this.#init.scope, this.#init.log, name, args);
+  call(name: string, args: Record<string, unknown> = {}, options?: StepCallOptions): Promise<ToolResult> {
+    const pending = callTool(this.#init.scope, this.#init.log, name, args, options);
     this.#init.track(pending);
     return pending;
   }

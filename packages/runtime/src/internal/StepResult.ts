@@ -20,6 +20,11 @@ export interface StepResult {
   evidence: unknown[];
   /** True when the environment (an unreachable server) kept the step from running. */
   environment?: boolean;
+  /**
+   * Why the run must stop before its next story (a model endpoint or harness refused the key): the
+   * step is not passed, and the run ends with the environment's exit code.
+   */
+  halt?: string;
   /** Tokens the step's model used (absent when no model thought). */
   tokens?: TokenCount;
   /** The story's verify commands this step ran through a code_execute call, as the runtime checked them. */

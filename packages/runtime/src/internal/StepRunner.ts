@@ -236,8 +236,10 @@ export class StepRunner {
     const spent: BudgetSpent = frame?.spent ?? { turns: 0, tokens: 0 };
     const asking = new Asking(this, planned, stepIndex, memory, specialist, frame, log, spent);
     const tokens: TokenCount = { input: 0, output: 0, turns: 0 };
+    let halt: string | undefined;
     const models = this.#deps.models;
-    const model = planned.model && models ? models.get(planned.model) : undefined;
+    const harness = models?.harnessFor?.(planned.harness ?? {}, specialist.name);
+    const model = models && (planned.model || harness) ? models.get(planned.model, harness) : undefined;
     const notes = (level: string) => (message: string, data?: Record<string, unknown>) =>
       this.#deps.log({ level, runId, storyId: story.id, step, specialist: specialist.name, message, ...data });
     const ctx = new StepContext({
@@ -270,6 +272,9 @@ export class StepRunner {
                   tokens,
                   consults: asking.allowed(),
                   spent,
+                  onHalt: (message) => {
+                    halt ??= message;
+                  },
                   ...(frame ? { ask: frame.question } : {}),
                 },
                 c,
@@ -296,7 +301,10 @@ export class StepRunner {
         summary: `outcome_unknown: ${log.unknown.join(", ")} (a person must check the server's state); think() said: ${result.summary}`,
         evidence: result.evidence,
       };
-    const environment = log.evidence.some((c) => c.code !== undefined && ENVIRONMENT_CODES.has(c.code));
+    if (halt !== undefined && result.status === "passed")
+      result = { status: "blocked", summary: halt, evidence: result.evidence };
+    const environment =
+      halt !== undefined || log.evidence.some((c) => c.code !== undefined && ENVIRONMENT_CODES.has(c.code));
     return {
       ...base,
       status: result.status,
@@ -304,6 +312,7 @@ export class StepRunner {
       calls: log.evidence,
       evidence: result.evidence,
       ...(environment ? { environment } : {}),
+      ...(halt !== undefined ? { halt } : {}),
       ...(tokens.turns ? { tokens } : {}),
       ...(ctx.verifiedCommands.length ? { verified: ctx.verifiedCommands } : {}),
       ...(log.writes.length ? { writes: log.writes } : {}),

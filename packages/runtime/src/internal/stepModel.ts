@@ -31,6 +31,8 @@ export interface StepModelInit {
   ask?: string;
   /** The step's budget (shared with the step that asked, for a consultation). */
   spent: BudgetSpent;
+  /** Told when a model or harness refused the key: the run stops before its next story. */
+  onHalt?(message: string): void;
 }
 
 /** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
@@ -122,11 +124,11 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           ...(ask ? { ask } : {}),
         }),
         {
-          call: (name, args) => {
+          call: (name, args, callOptions) => {
             const target = consultTarget(name, consults);
             return target
               ? consultResult(() => ctx.consult(target, typeof args.question === "string" ? args.question : ""))
-              : ctx.call(name, args);
+              : ctx.call(name, args, callOptions);
           },
           turns: new JournalTurns(scope.journal, `${scope.runId}/${scope.storyId}/${keyBase}`, tokens.turns),
           spent,
@@ -147,6 +149,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           signal: scope.signal,
         },
       );
+      if (claim.code === "auth_failed") init.onHalt?.(claim.summary);
       tokens.input += claim.usage.inputTokens;
       tokens.output += claim.usage.outputTokens;
       tokens.turns += claim.usage.turns;

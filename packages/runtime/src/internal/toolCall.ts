@@ -5,6 +5,7 @@ import {
   eventTime,
   parseQualifiedName,
   type RunEvent,
+  type StepCallOptions,
   type ToolDescriptor,
   type ToolResult,
   toMeshflowError,
@@ -107,6 +108,8 @@ export interface CallLog {
   writes: CallWrite[];
   /** The results this step's calls returned, by identity: what `ctx.verified` accepts as proof. */
   produced?: WeakMap<ToolResult, ProducedCall>;
+  /** Calls keyed by content (`byContent`) so far, by the digest of their name and arguments. */
+  asked?: Map<string, number>;
 }
 
 /** A call that may have written: started as call `seq`, ended when calls up to `endedAt` had started. */
@@ -123,6 +126,20 @@ export interface ProducedCall {
   args: Record<string, unknown>;
 }
 
+/**
+ * The place of a call keyed by its content: the digest of its name and arguments and how many such
+ * calls the step made before (`c.<digest>.<n>`), the same in every attempt that asks the same.
+ */
+function contentPlace(log: CallLog, name: string, args: Record<string, unknown>): string {
+  const digest = digestOf({ name, args })
+    .replace(/^sha256:/, "")
+    .slice(0, 16);
+  log.asked ??= new Map();
+  const n = (log.asked.get(digest) ?? 0) + 1;
+  log.asked.set(digest, n);
+  return `c.${digest}.${n}`;
+}
+
 function refusal(code: ErrorCode, message: string): ToolResult {
   return { isError: true, code, content: [{ type: "text", text: message }] };
 }
@@ -136,15 +153,17 @@ export async function callTool(
   log: CallLog,
   name: string,
   args: Record<string, unknown>,
+  options: StepCallOptions = {},
 ): Promise<ToolResult> {
   const { runId, storyId, step } = scope;
   log.seq += 1;
   const seq = log.seq;
-  const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${seq}`;
-  const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);
+  const place = options.byContent && !tooBig ? contentPlace(log, name, args) : String(seq);
+  const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${place}`;
+  const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   if (tooBig) {
     const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
     scope.emit({ type: "tool.refused", time: eventTime(), ...base, tool: name, code: "invalid_arguments", message });

@@ -33,6 +33,8 @@ export interface ChiefContext {
   environment: boolean;
   /** Why the run could not start or stopped. */
   error: { code: string; message: string } | undefined;
+  /** Why no further story starts (a model or harness refused the key); absent while the run may go on. */
+  halt?: string;
   /** Tokens the run's models used in finished stories (absent in snapshots of older runs). */
   tokens?: TokenCount;
 }
@@ -266,6 +268,8 @@ export function createChiefAnalyst(services: ChiefServices) {
                   storySummary: ({ event }) =>
                     `step ${event.result.step} ${event.result.status}: ${event.result.summary}`,
                   environment: ({ context, event }) => context.environment || event.result.environment === true,
+                  halt: ({ context, event }) => context.halt ?? event.result.halt,
+                  stop: ({ context, event }) => context.stop || event.result.halt !== undefined,
                 }),
               ],
             },

@@ -23,7 +23,7 @@ export interface StorySlot {
 
 /** The parallel chief analyst's state: the run's tallies and the stories in progress, one slot each. */
 export interface ParallelContext
-  extends Pick<ChiefContext, "runId" | "counts" | "stop" | "environment" | "error" | "tokens"> {
+  extends Pick<ChiefContext, "runId" | "counts" | "stop" | "environment" | "error" | "tokens" | "halt"> {
   /** Index of the next story of the plan to start. */
   next: number;
   slots: StorySlot[];
@@ -201,6 +201,7 @@ export function createParallelChief(services: ParallelServices) {
               enqueue.assign({
                 slots: withSlot(context, next),
                 environment: context.environment || result.environment === true,
+                ...(result.halt !== undefined ? { stop: true, halt: context.halt ?? result.halt } : {}),
               });
             }),
           },

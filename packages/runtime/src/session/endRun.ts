@@ -2,7 +2,7 @@ import { eventTime, type MeshflowError, type RunEvent, toMeshflowError } from "@
 import type { ChiefContext } from "../machine/chiefAnalyst.js";
 
 /** What ending a run reads of either machine's context. */
-type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error">;
+type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error" | "halt">;
 
 import type { RunSummary } from "../runSession.js";
 import { type PersistedActor, unexpectedStop } from "./PersistedActor.js";
@@ -41,6 +41,7 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
     status,
     counts: context.counts,
     environment: context.environment,
+    ...(context.halt !== undefined ? { halt: context.halt } : {}),
     ...(error ? { error } : {}),
     ...(handle ? { location: handle.location } : {}),
   };

@@ -2,6 +2,7 @@ import {
   MeshflowError,
   type ModelClaim,
   type ScriptedCall,
+  type StepCallOptions,
   StepNumberSchema,
   type StepOutcome,
   type Story,
@@ -79,8 +80,9 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   /**
    * Calls a tool by any name the resolver knows. Never throws for tool problems: errors and refusals
    * (`tool_not_found`, `not_in_repertoire`, `outcome_unknown`, …) come back as results with `isError`.
+   * `options.byContent` journals the call under its tool and arguments rather than its place in the step.
    */
-  call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  call(name: string, args?: Record<string, unknown>, options?: StepCallOptions): Promise<ToolResult>;
   /**
    * Tells the runtime that one of the story's `verify` commands passed through `result`, a result of a
    * `code_execute` call this step made with exactly the command's argv and cwd. The runtime checks

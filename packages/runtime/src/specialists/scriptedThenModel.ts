@@ -20,6 +20,7 @@ export function modelEvidence(model: string, claim: ModelClaim): Record<string, 
     summary: claim.summary,
     usage: claim.usage,
     calls: claim.calls,
+    ...(claim.harness ? { harness: claim.harness } : {}),
   };
 }
 

@@ -15,6 +15,10 @@ export const ModelSettingsSchema = z.strictObject({
   record: z.string().optional(),
   /** Absolute path of the `--replay` cassette. */
   replay: z.string().optional(),
+  /** `--harness`: the coding agent that works every step where a model would. */
+  harness: z.string().optional(),
+  /** `--harness-builtin-tools`: the harness's own tools stay on. */
+  harnessBuiltinTools: z.boolean().optional(),
 });
 
 /** How a run was started: enough to resume it in another process. */

@@ -1,0 +1,337 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type HarnessReport,
+  type ModelClaim,
+  type ModelRef,
+  type ModelRequestSize,
+  type ModelStepIO,
+  type ModelStopCode,
+  type ModelTask,
+  type StepModel,
+  type StepStatus,
+  shorten,
+  type ToolResult,
+} from "@meshflow/core";
+import {
+  FINISHING_SCHEMA,
+  FINISHING_TOOLS,
+  type FinishingTool,
+  type ModelBudgets,
+  safeToolNames,
+  systemPrompt,
+  taskMessage,
+} from "@meshflow/model";
+import type { HarnessAdapter, HarnessEvent } from "./HarnessAdapter.js";
+import { HarnessProcess } from "./internal/HarnessProcess.js";
+import { type GatheredTurn, TurnGatherer } from "./internal/TurnGatherer.js";
+import { workingTreeDiff } from "./internal/workingTreeDiff.js";
+import { StepServer, type StepServerTool } from "./StepServer.js";
+
+/** How a {@link HarnessModel} starts its program. */
+export interface HarnessModelOptions {
+  adapter: HarnessAdapter;
+  /** The program's path (see `findProgram`). */
+  program: string;
+  /** The model it thinks with (absent: its own default). */
+  model?: ModelRef;
+  baseUrl?: string;
+  /** The key meshflow read for the model's provider, and the variable it came from. */
+  apiKey?: { key: string; variable: string };
+  /** The variables a refused key's message names. */
+  keyVariables: readonly string[];
+  budgets: ModelBudgets;
+  /** `--harness-builtin-tools`. */
+  builtinTools: boolean;
+  /** The folder it works in (the project). */
+  cwd: string;
+  /** The environment it starts from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+const STATUS_OF: Record<FinishingTool, StepStatus> = {
+  step_pass: "passed",
+  step_fail: "failed",
+  step_block: "blocked",
+};
+
+function isFinishing(name: string): name is FinishingTool {
+  return Object.hasOwn(FINISHING_TOOLS, name);
+}
+
+/** What the program said it claims, through a finishing tool of the step server. */
+interface Finish {
+  name: FinishingTool;
+  summary: string;
+}
+
+/**
+ * A step worked by a coding-agent program: for the length of the step meshflow serves the step's
+ * repertoire and the finishing tools from a {@link StepServer}, starts the program with that server as
+ * its only tools, reads its turns from its event stream (each a `model.turn`, journaled), and turns
+ * what it did into a claim the specialist's checks and the gate judge. Every tool call is the step's
+ * `ctx.call`, keyed by its tool and arguments, so a resumed step asking again is answered from the
+ * journal and a non-idempotent call never runs twice.
+ */
+export class HarnessModel implements StepModel {
+  readonly name: string;
+  readonly #options: HarnessModelOptions;
+
+  constructor(options: HarnessModelOptions) {
+    this.#options = options;
+    this.name = options.model ? `${options.adapter.name}/${options.model.name}` : options.adapter.name;
+  }
+
+  /** The tools the program is served, and the way back from their names to the repertoire's. */
+  #tools(task: ModelTask): { tools: StepServerTool[]; qualified: Map<string, string> } {
+    const names = safeToolNames(
+      task.tools.map((t) => t.qualifiedName),
+      Object.keys(FINISHING_TOOLS),
+    );
+    const qualified = new Map<string, string>();
+    const tools: StepServerTool[] = task.tools.map((t) => {
+      const name = names.get(t.qualifiedName) ?? t.qualifiedName;
+      qualified.set(name, t.qualifiedName);
+      const hints = t.annotations as Record<string, unknown> | undefined;
+      return {
+        name,
+        description: t.description ?? "",
+        inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: "object" },
+        ...(hints && Object.keys(hints).length ? { annotations: hints } : {}),
+      };
+    });
+    for (const [name, description] of Object.entries(FINISHING_TOOLS))
+      tools.push({ name, description, inputSchema: { ...FINISHING_SCHEMA } });
+    return { tools, qualified };
+  }
+
+  size(task: ModelTask): ModelRequestSize {
+    const { tools } = this.#tools(task);
+    const bytes = (s: string) => Buffer.byteLength(s);
+    return {
+      promptBytes: bytes(systemPrompt(task)) + bytes(taskMessage(task)),
+      toolBytes: bytes(JSON.stringify(tools)),
+      tools: tools.length,
+    };
+  }
+
+  async run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim> {
+    const options = this.#options;
+    const { adapter, budgets } = options;
+    const spent = io.spent ?? { turns: 0, tokens: 0 };
+    if (budgets.stepTimeoutMs > 0) spent.deadline ??= Date.now() + budgets.stepTimeoutMs;
+    const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
+    const calls: ModelClaim["calls"] = [];
+    const report: HarnessReport = { name: adapter.name, builtinTools: options.builtinTools };
+    const claim = (status: StepStatus, summary: string, extra: Partial<ModelClaim> = {}): ModelClaim => ({
+      status,
+      summary,
+      usage: { ...usage },
+      calls,
+      harness: report,
+      ...extra,
+    });
+    const stop = (status: StepStatus, code: ModelStopCode, summary: string) =>
+      claim(status, `${code}: ${summary}`, { code });
+
+    // Turns an earlier attempt journaled: reported again, counted, and their session continued.
+    let turn = 0;
+    for (;;) {
+      const recorded = await io.turns.get(turn + 1);
+      if (!recorded) break;
+      turn += 1;
+      if (recorded.session) report.session = recorded.session;
+      this.#count(usage, spent, recorded.response.usage);
+      io.onTurn({
+        turn,
+        provider: adapter.name,
+        model: options.model?.modelId ?? "default",
+        inputTokens: recorded.response.usage.inputTokens,
+        outputTokens: recorded.response.usage.outputTokens,
+        latencyMs: recorded.latencyMs,
+        toolCalls: recorded.response.toolCalls.map((c) => c.name),
+        replayed: true,
+        ...(recorded.response.text ? { text: shorten(recorded.response.text) } : {}),
+        ...(recorded.session ? { session: recorded.session } : {}),
+      });
+    }
+    if (io.signal.aborted) return stop("blocked", "aborted", "the run is stopping");
+    const overBudget = this.#overBudget(spent);
+    if (overBudget) return stop("blocked", "budget_exhausted", overBudget);
+
+    const { tools, qualified } = this.#tools(task);
+    let finish: Finish | undefined;
+    const server = await StepServer.start(tools, async (name, args): Promise<ToolResult> => {
+      if (isFinishing(name)) {
+        if (finish)
+          return { isError: true, content: [{ type: "text", text: `the step was already finished (${finish.name})` }] };
+        const summary = typeof args.summary === "string" ? args.summary.trim() : "";
+        finish = { name, summary: summary || `${name} (no summary)` };
+        return {
+          content: [{ type: "text", text: `recorded: ${name}. meshflow checks this claim; end your work now.` }],
+        };
+      }
+      const tool = qualified.get(name) ?? name;
+      const result = await io.call(tool, args, { byContent: true });
+      calls.push({ tool, isError: result.isError === true, ...(result.code ? { code: result.code } : {}) });
+      return result;
+    });
+    const configDir = mkdtempSync(join(tmpdir(), "meshflow-harness-"));
+    let stopped: { code: ModelStopCode; summary: string } | undefined;
+    let result: Extract<HarnessEvent, { type: "result" }> | undefined;
+    let records = Promise.resolve();
+    try {
+      const command = adapter.command({
+        program: options.program,
+        server: server.address,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+        ...(options.apiKey ? { apiKey: options.apiKey.key } : {}),
+        ...(report.session ? { session: report.session } : {}),
+        configDir,
+        builtinTools: options.builtinTools,
+      });
+      for (const [file, content] of Object.entries(command.files ?? {}))
+        writeFileSync(join(configDir, file), content, { mode: 0o600, flag: "wx" });
+      const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...command.env };
+      for (const name of command.unset ?? []) delete env[name];
+
+      let proc: HarnessProcess | undefined;
+      const halt = (code: ModelStopCode, summary: string) => {
+        stopped ??= { code, summary };
+        proc?.stop();
+      };
+      let costSoFar = 0;
+      const gatherer = new TurnGatherer((gathered: GatheredTurn) => {
+        turn += 1;
+        const latencyMs = Math.round(performance.now() - gathered.startedAt);
+        this.#count(usage, spent, gathered);
+        if (gathered.costUsd !== undefined) costSoFar += gathered.costUsd;
+        io.onTurn({
+          turn,
+          provider: adapter.name,
+          model: options.model?.modelId ?? "default",
+          inputTokens: gathered.inputTokens,
+          outputTokens: gathered.outputTokens,
+          latencyMs,
+          toolCalls: gathered.toolCalls,
+          replayed: false,
+          ...(gathered.text.trim() ? { text: shorten(gathered.text) } : {}),
+          ...(report.session ? { session: report.session } : {}),
+          ...(gathered.costUsd !== undefined ? { costUsd: gathered.costUsd } : {}),
+        });
+        const recorded = {
+          model: this.name,
+          requestDigest: `harness:${adapter.name}`,
+          response: {
+            text: gathered.text,
+            toolCalls: gathered.toolCalls.map((name, i) => ({ id: String(i + 1), name, input: {} })),
+            usage: { inputTokens: gathered.inputTokens, outputTokens: gathered.outputTokens },
+            finishReason: "harness",
+          },
+          latencyMs,
+          ...(report.session ? { session: report.session } : {}),
+        };
+        const number = turn;
+        records = records.then(() => io.turns.record(number, recorded));
+        // The program is stopped once it starts a turn past the budget, unless it has finished already.
+        const over = this.#overBudget(spent, 1);
+        if (over && !finish) halt("budget_exhausted", over);
+      });
+      const onEvent = (event: HarnessEvent) => {
+        if (event.type === "session") report.session = event.id;
+        else if (event.type === "turn") gatherer.add(event);
+        else if (event.type === "auth_error")
+          halt(
+            "auth_failed",
+            `${adapter.name}: ${event.message}; check ${this.#keyVariables()} (meshflow passes the key it reads for --model's provider)`,
+          );
+        else {
+          result = event;
+          if (event.costUsd !== undefined) {
+            report.costUsd = event.costUsd;
+            gatherer.flush(Math.max(0, event.costUsd - costSoFar));
+          } else gatherer.flush();
+        }
+      };
+      proc = new HarnessProcess(command.argv, {
+        cwd: options.cwd,
+        env,
+        prompt: `${systemPrompt(task)}\n\n${taskMessage(task)}\n`,
+        onLine: (line) => {
+          for (const event of adapter.parse(line)) onEvent(event);
+        },
+      });
+      const onAbort = () => halt("aborted", "the run is stopping");
+      io.signal.addEventListener("abort", onAbort, { once: true });
+      const timer =
+        spent.deadline === undefined
+          ? undefined
+          : setTimeout(
+              () => halt("budget_exhausted", `--step-timeout ${budgets.stepTimeoutMs} ms reached`),
+              Math.max(1, spent.deadline - Date.now()),
+            );
+      const exit = await proc.exited;
+      io.signal.removeEventListener("abort", onAbort);
+      if (timer) clearTimeout(timer);
+      gatherer.flush();
+      await records;
+      if (options.builtinTools) {
+        const diff = workingTreeDiff(options.cwd);
+        if (diff !== undefined) report.diff = diff;
+      }
+
+      if (stopped) return stop("blocked", stopped.code, stopped.summary);
+      if (exit.spawnError)
+        return stop("failed", "harness_failed", `${adapter.name} could not start: ${exit.spawnError}`);
+      if (exit.code !== 0) {
+        const how = exit.code === null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
+        const tail = proc.stderrTail();
+        const said = result?.isError && result.text ? `; it said: ${shorten(result.text, 500)}` : "";
+        return stop(
+          "failed",
+          "harness_failed",
+          `${adapter.name} ${how}${said}${tail.length ? `; last lines of its stderr:\n${tail.join("\n")}` : "; it wrote nothing to stderr"}`,
+        );
+      }
+      const finished = finish as Finish | undefined;
+      if (!finished)
+        return stop(
+          "blocked",
+          "model_no_outcome",
+          `${adapter.name} ended without calling step_pass, step_fail or step_block`,
+        );
+      return claim(STATUS_OF[finished.name], finished.summary, { finish: finished.name });
+    } finally {
+      await server.close();
+      rmSync(configDir, { recursive: true, force: true });
+    }
+  }
+
+  #count(
+    usage: { inputTokens: number; outputTokens: number; turns: number },
+    spent: { turns: number; tokens: number },
+    turn: { inputTokens: number; outputTokens: number },
+  ): void {
+    usage.turns += 1;
+    usage.inputTokens += turn.inputTokens;
+    usage.outputTokens += turn.outputTokens;
+    spent.turns += 1;
+    spent.tokens += turn.inputTokens + turn.outputTokens;
+  }
+
+  /** Which budget the step has used up, or undefined. */
+  #overBudget(spent: { turns: number; tokens: number }, past = 0): string | undefined {
+    const { budgets } = this.#options;
+    if (spent.turns >= budgets.maxTurns + past) return `--max-turns ${budgets.maxTurns} reached`;
+    if (budgets.maxStepTokens > 0 && spent.tokens >= budgets.maxStepTokens)
+      return `--max-step-tokens ${budgets.maxStepTokens} reached`;
+    return undefined;
+  }
+
+  #keyVariables(): string {
+    const variables = this.#options.apiKey ? [this.#options.apiKey.variable] : this.#options.keyVariables;
+    return variables.join(" or ");
+  }
+}
