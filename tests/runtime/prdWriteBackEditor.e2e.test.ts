@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
@@ -64,5 +64,61 @@ describe("flow run marking a PRD an editor keeps saving", () => {
     };
     expect(saves).toBeGreaterThan(10);
     expect(readPrd(ws.prd).userStories[last.index]?.description, JSON.stringify(last)).toBe(last.description);
+  });
+});
+
+describe("flow mark and flow resume of a finished run whose marks did not land", () => {
+  // Regression: a run that could not write a mark said `flow resume` would, but `flow resume` of a
+  // finished run only answered "already finished; nothing to resume" (exit 2).
+  it("the run exits 1 naming the story and flow mark; flow resume writes it once the story is back", async () => {
+    const ws = flowWorkspace();
+    // The PRD sits where the filesystem server may write: story 1 replaces it by one without itself
+    // (a person removing a story mid-run), so its mark has nowhere to land.
+    const prd = join(ws.files, "prd.json");
+    const second = {
+      id: "US-002",
+      title: "Story 2",
+      description: "",
+      acceptanceCriteria: [],
+      mavenSteps: [1],
+      priority: 2,
+      passes: false,
+      notes: "",
+      mcpTools: { step1: ["slow"] },
+      calls: { step1: [{ tool: "slow__sleep", args: { ms: 0 } }] },
+    };
+    const without = `${JSON.stringify({ project: "E2E", branchName: "flow/e2e", userStories: [second] }, null, 2)}\n`;
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["filesystem"] },
+        calls: { step1: [{ tool: "filesystem__write_file", args: { path: prd, content: without } }] },
+      },
+      second,
+    ]);
+    writeFileSync(prd, readFileSync(ws.prd, "utf8"));
+    const run = await ws.flow(["run", "files/prd.json", "--run-id", "gone"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      `${prd}: US-001 passed but not marked passed: ${prd}: "US-001" no longer in userStories`,
+    );
+    expect(run.stderr).toContain("write the marks with: flow mark gone");
+    expect(unmarked(prd, ["US-002"], "gone")).toEqual([]);
+    // While the story is still gone, flow mark says so (exit 1) and changes nothing.
+    const early = await ws.flow(["mark", "gone", "--json"]);
+    expect(early.code).toBe(1);
+    expect(JSON.parse(early.stdout)).toMatchObject({ runId: "gone", passed: 2, marked: [], unmarked: ["US-001"] });
+    // The person puts the story back: resuming the finished run writes its mark.
+    const data = JSON.parse(readFileSync(prd, "utf8")) as { userStories: unknown[] };
+    const first = (JSON.parse(readFileSync(ws.prd, "utf8")) as Prd).userStories[0];
+    writeFileSync(prd, `${JSON.stringify({ ...data, userStories: [first, ...data.userStories] }, null, 2)}\n`);
+    const resumed = await ws.flow(["resume", "gone"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`${prd}: marked US-001 passed (run gone); 1 already were`);
+    expect(unmarked(prd, ["US-001", "US-002"], "gone")).toEqual([]);
+    // Nothing is missing any more: the run is simply finished, and flow mark has nothing to write.
+    expect((await ws.flow(["resume", "gone"])).code).toBe(2);
+    const again = await ws.flow(["mark", "gone"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("the 2 stories run gone passed are marked already");
   });
 });

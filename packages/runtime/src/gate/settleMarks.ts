@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { jsoncParser, MeshflowError } from "@meshflow/core";
+import { isMeshflowError, jsoncParser, MeshflowError } from "@meshflow/core";
 import { locateStoryFields } from "./locateStoryFields.js";
 import { wholeJson } from "./replacePrd.js";
 import { type PassMark, writeStoriesPassed } from "./writeStoryPassed.js";
@@ -106,10 +106,14 @@ export function settleMarks(
         );
         error = undefined;
       } catch (failure) {
+        // Only a file that keeps changing is worth trying again (a full disk, a folder it may not write is not).
+        if (!isMeshflowError(failure) || failure.code !== "prd_changed") return { missing, error: failure };
         error = failure;
       }
     }
-    pause(10);
+    // Soon after a save (its marks are written again before its editor reads the file once more), at
+    // an uneven pace so the checks do not fall into step with an editor that saves at a fixed one.
+    pause(1 + Math.floor(Math.random() * 4));
   }
 }
 
