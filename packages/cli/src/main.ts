@@ -9,6 +9,7 @@ import { registerDocs } from "./register/docs.js";
 import { registerEnqueue } from "./register/enqueue.js";
 import { registerExport } from "./register/export.js";
 import { registerInit } from "./register/init.js";
+import { registerMark } from "./register/mark.js";
 import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
 import { registerReset } from "./register/reset.js";
@@ -32,6 +33,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerRun,
   registerResume,
   registerReset,
+  registerMark,
   registerStatus,
   registerRuns,
   registerEnqueue,

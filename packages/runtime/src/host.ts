@@ -25,6 +25,7 @@ export {
   createChiefAnalyst,
   type RunCounts,
 } from "./machine/chiefAnalyst.js";
+export { type MarkResult, markRun } from "./markRun.js";
 export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
 export { RunEnvironment, type RunEnvironmentOptions, type RunParts, type RunThinking } from "./RunEnvironment.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
@@ -43,6 +44,7 @@ export {
   type StartRunOptions,
   startRun,
 } from "./runSession.js";
+export type { Unmarked } from "./session/PassMarks.js";
 export { isSpecialist, specialistInfo } from "./specialists/defineSpecialist.js";
 export {
   AGENT_ENTRY_FILES,

@@ -16,6 +16,7 @@ import { driveMachine } from "./session/driveMachine.js";
 import { driveParallel } from "./session/driveParallel.js";
 import { endFailed, endRun } from "./session/endRun.js";
 import { machineConsults } from "./session/machineConsults.js";
+import type { Unmarked } from "./session/PassMarks.js";
 import { PersistedActor } from "./session/PersistedActor.js";
 import type { PersistedRun, SessionMode } from "./session/SessionMode.js";
 import { SessionState } from "./session/SessionState.js";
@@ -84,6 +85,8 @@ export interface RunSummary {
   /** Why the run stopped before its remaining stories (a refused key), when it did. */
   halt?: string;
   error?: MeshflowError;
+  /** Passed stories the PRD was left without marks for: `flow mark <runId>` writes them. */
+  unmarked?: Unmarked;
   /** The run's folder, for messages. */
   location?: string;
 }

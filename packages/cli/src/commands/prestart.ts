@@ -49,8 +49,11 @@ export function prestartForResume(
   try {
     const record = JSON.parse(readFileSync(join(options.store, "runs", runId, "run.json"), "utf8")) as {
       prd?: unknown;
+      status?: unknown;
       options?: { mcpConfig?: unknown; stories?: unknown };
     };
+    // A finished run does not run again (`flow resume` only writes its missing marks, if any).
+    if (record.status === "passed" || record.status === "failed") return undefined;
     const recorded = record.options ?? {};
     const mcpConfig = options.mcpConfig ?? (typeof recorded.mcpConfig === "string" ? recorded.mcpConfig : undefined);
     const stories = Array.isArray(recorded.stories)

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { MeshflowError } from "@meshflow/core";
 import { ProgressLog, resetStories } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
-import { type Output, printJson } from "../output.js";
+import { type Output, printJson, storyList } from "../output.js";
 
 /** Options of `flow reset`. */
 export interface ResetOptions {
@@ -10,13 +10,6 @@ export interface ResetOptions {
   archive?: boolean;
   store?: string;
   json?: boolean;
-}
-
-/** Stories named one by one when there are a few (`--json` lists them all). */
-const LISTED = 10;
-
-function storyList(ids: readonly string[]): string {
-  return ids.length <= LISTED ? ids.join(", ") : `${ids.length} stories (${ids[0]} … ${ids.at(-1)})`;
 }
 
 /** `flow reset <prd>`: stories back to `passes: false` with empty notes; `--archive` moves the progress log away. */

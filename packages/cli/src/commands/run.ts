@@ -1,9 +1,10 @@
 import { isPrdFolder, MeshflowError } from "@meshflow/core";
-import { dryRun, type ModelSettings, type RunParts, resumeRun } from "@meshflow/runtime/host";
+import { dryRun, type ModelSettings, markRun, type RunParts, resumeRun } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { coded, type Output, printJson } from "../output.js";
 import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
+import { printMarks } from "./mark.js";
 import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import {
@@ -91,7 +92,8 @@ export async function runCommand(
 }
 
 /**
- * `flow resume <runId>`: continues an interrupted run with the environment it was started with.
+ * `flow resume <runId>`: continues an interrupted run with the environment it was started with; of a
+ * finished run whose marks did not all land in its PRD, writes them (as `flow mark` does).
  * `given` names the options set on this command line (they override what the run recorded).
  */
 export async function resumeCommand(
@@ -103,6 +105,9 @@ export async function resumeCommand(
   try {
     const { FileRunStore } = await import("@meshflow/runtime/host");
     const { record } = await new FileRunStore(options.store).read(runId);
+    // A finished run whose marks did not all land in its PRD: resuming it writes them (`flow mark`).
+    if ((record.status === "passed" || record.status === "failed") && record.unmarked?.length)
+      return printMarks(await markRun(new FileRunStore(options.store), runId), options, output);
     const env: EnvironmentOptions = {
       store: options.store,
       executor: options.executor,

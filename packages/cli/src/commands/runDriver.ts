@@ -4,7 +4,7 @@ import { storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode, exitCodeFor } from "../exitCodes.js";
 import { LineBatch } from "../LineBatch.js";
-import type { Output } from "../output.js";
+import { type Output, storyList } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { summaryTable } from "../runView/summaryTable.js";
@@ -126,7 +126,20 @@ export async function drive(session: RunSession, view: View, output: Output): Pr
   }
 }
 
+/** Prints how a run ended (its warnings, error, unmarked stories, run folder); the exit code. */
 export function report(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
+  const code = outcome(summary, options, output);
+  const { unmarked } = summary;
+  if (!unmarked) return code;
+  // The stories passed, but the PRD does not say so: the run's work is not done until it does.
+  const message = `${unmarked.prd}: ${storyList(unmarked.stories)} passed but not marked passed: ${unmarked.reason}; write the marks with: flow mark ${summary.runId}`;
+  if (options.json) output.out(JSON.stringify({ error: { code: "prd_unmarked", message, stories: unmarked.stories } }));
+  output.err(`flow: ${message}`);
+  return code === EXIT.ok ? EXIT.failure : code;
+}
+
+/** The exit code of a run's outcome, its warnings and error printed. */
+function outcome(summary: RunSummary, options: { json?: boolean }, output: Output): ExitCode {
   for (const warning of summary.warnings) output.err(`flow: warning: ${warning}`);
   if (summary.error) {
     const problems = (summary.error.details.problems ?? []) as Problem[];

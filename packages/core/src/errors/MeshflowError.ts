@@ -43,6 +43,8 @@ export const ERROR_CODES = [
   "prd_changed",
   "run_locked",
   "prd_busy",
+  // passed stories whose marks the PRD does not hold (the file kept changing); `flow mark` writes them
+  "prd_unmarked",
   "outcome_unknown",
   "aborted",
   "run_not_found",

@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles } from "@meshflow/core";
 import type { ParseError } from "jsonc-parser";
 import { lockPrd } from "../store/FileRunStore.js";
 import { locateStories, type StoryFields } from "./locateStoryFields.js";
-import { currentVersion } from "./prdVersion.js";
+import { replacePrd } from "./replacePrd.js";
 import { setStoryFields, spliced } from "./storyText.js";
 import { formattingOf, readVersion, WRITE_BACK_ATTEMPTS } from "./writeStoryPassed.js";
 
@@ -102,26 +103,32 @@ function resetWithEdits(text: string, chosen: readonly Chosen[]): string {
  * undefined) — `flow reset`. Holds the PRD's lock meanwhile, so it refuses (`prd_busy`) while a run
  * of the PRD is live. As the completion gate's write-back does, it changes only those values (every
  * other byte stays), replaces the file atomically with the same mode, and only if the file is still
- * the version it read (checked right before the rename); otherwise it starts over from the new
- * content, so an edit saved meanwhile is kept. Throws `prd_changed` when the file kept changing.
+ * the version it read (checked right before the rename, see {@link replacePrd}); otherwise it starts
+ * over from the new content, so an edit saved meanwhile is kept (a save in place the rename displaced
+ * is reset and written again). Throws `prd_changed` when the file kept changing.
  */
 export function resetStories(file: string, storyIds: readonly string[] | undefined, storeRoot: string): ResetResult {
   const release = lockPrd(file, `reset-${process.pid}`, storeRoot);
   try {
     const target = realpathSync(file);
     removeStaleTempFiles(target);
-    for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
+    /** A save in place the last rename displaced, and the digest of what that rename left. */
+    let displaced: { text: string; over: string } | undefined;
+    // A displaced save is always written back, even after the attempts ran out.
+    for (
+      let attempt = 1;
+      attempt <= WRITE_BACK_ATTEMPTS || (displaced && attempt <= 4 * WRITE_BACK_ATTEMPTS);
+      attempt++
+    ) {
       const version = readVersion(target);
-      const next = resetText(version.text, file, storyIds);
-      if (!next.changed) return { reset: next.reset, changed: false };
-      const written = writeFileAtomic(target, next.text, {
-        mode: version.mode,
-        beforeRename: () => {
-          const now = currentVersion(target);
-          return now.ino === version.ino && now.digest === version.digest;
-        },
-      });
-      if (written) return { reset: next.reset, changed: true };
+      const redo = displaced?.over === version.digest ? displaced.text : undefined;
+      displaced = undefined;
+      const next = resetText(redo ?? version.text, file, storyIds);
+      if (!next.changed && redo === undefined) return { reset: next.reset, changed: false };
+      const replaced = replacePrd(target, next.text, version);
+      if (replaced.kind === "replaced") return { reset: next.reset, changed: true };
+      if (replaced.kind === "displaced")
+        displaced = { text: replaced.text, over: createHash("sha256").update(next.text).digest("hex") };
     }
     throw new MeshflowError(
       "prd_changed",

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { type PrdSource, writeFileAtomic } from "@meshflow/core";
-import { currentVersion } from "./prdVersion.js";
+import type { PrdSource } from "@meshflow/core";
+import { replacePrd } from "./replacePrd.js";
 import { setStoryFields } from "./storyText.js";
 
 /** A mark whose story's position in the PRD (`userStories` index) is known. */
@@ -20,7 +20,9 @@ const CHUNK = 1024 * 1024;
  * `source.spans`) are read whole and edited, so a PRD of any size is rewritten in constant memory.
  * The copy is hashed as it is read, and the replacement is renamed over the file only when that
  * hash is `source.digest` and the file is still the same inode with the same digest right before
- * the rename. On success `source` describes the new file (its digest and shifted spans).
+ * the rename (see {@link replacePrd}). On success `source` describes the new file (its digest and
+ * shifted spans); `displaced` is a save in place that landed in the replaced file meanwhile, on
+ * which the caller writes the marks again.
  *
  * Returns undefined, leaving the file as it is, when the file is not the version `source` describes
  * or a marked story's bytes are not what they should be (not that story, or `notes` not a string):
@@ -30,7 +32,7 @@ export function streamStoriesPassed(
   file: string,
   marks: readonly IndexedMark[],
   source: PrdSource,
-): { changed: number } | undefined {
+): { changed: number; displaced?: string } | undefined {
   const { spans } = source;
   const ordered = [...new Map(marks.map((m) => [m.index, m])).values()].sort((a, b) => a.index - b.index);
   if (ordered.some((m) => !(m.index >= 0 && 2 * m.index + 1 < spans.length))) return undefined;
@@ -41,7 +43,7 @@ export function streamStoriesPassed(
     const wrote = createHash("sha256");
     const edits: Array<{ index: number; delta: number }> = [];
     let faithful = true;
-    const written = writeFileAtomic(
+    const replaced = replacePrd(
       file,
       (write) => {
         const buffer = Buffer.allocUnsafe(CHUNK);
@@ -92,21 +94,19 @@ export function streamStoriesPassed(
         }
         copyTo(stat.size);
       },
-      {
-        mode: stat.mode & 0o7777,
-        beforeRename: () => {
-          faithful &&= read.digest("hex") === source.digest;
-          if (!faithful || !edits.length) return false;
-          const now = currentVersion(file);
-          return now.ino === stat.ino && now.digest === source.digest;
-        },
+      { digest: source.digest, ino: stat.ino, mode: stat.mode & 0o7777 },
+      () => {
+        faithful &&= read.digest("hex") === source.digest;
+        return faithful && edits.length > 0;
       },
     );
     if (!faithful) return undefined;
-    if (!written) return edits.length ? undefined : { changed: 0 };
+    if (replaced.kind === "changed") return edits.length ? undefined : { changed: 0 };
     source.digest = wrote.digest("hex");
     shiftSpans(spans, edits);
-    return { changed: edits.length };
+    return replaced.kind === "displaced"
+      ? { changed: edits.length, displaced: replaced.text }
+      : { changed: edits.length };
   } finally {
     closeSync(fd);
   }

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
-import { jsoncParser, MeshflowError, type PrdSource, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
+import { jsoncParser, MeshflowError, type PrdSource, removeStaleTempFiles } from "@meshflow/core";
 import type { FormattingOptions } from "jsonc-parser";
 import { locateStoryFields, type Span, type StoryFields } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
+import { replacePrd, wholeJson } from "./replacePrd.js";
 import { type IndexedMark, joinNote, markStoryText, streamStoriesPassed } from "./streamStoriesPassed.js";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
@@ -90,32 +91,16 @@ export function unchangedSince(file: string, cache: WriteBackCache): boolean {
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
- * True when `text` is one whole JSON document (an editor saving in place may be half-way through),
- * checked by scanning it without building its value.
- */
-function complete(text: string): boolean {
-  let whole = text.trim().length > 0;
-  jsoncParser().visit(
-    text,
-    {
-      onError() {
-        whole = false;
-      },
-    },
-    { allowTrailingComma: true },
-  );
-  return whole;
-}
-
-/**
  * Marks stories as passed in the PRD file: `passes: true` and a note appended to `notes`. Only the
- * completion gate calls this. The file is re-read and only those values are replaced, so every other
- * byte stays as it was (key order, unknown fields, indentation, line ends). The result replaces the
- * file atomically (temp file + rename, same mode) and only if the file is still the version that was
- * read, checked right before the rename; otherwise it starts over from the new content, so an edit
- * saved meanwhile (by rename or in place) is kept. A PRD that is a symlink is written through to its
- * target; temp files left by a killed writer are removed. Idempotent: a story already carrying its
- * note is left alone. Throws `prd_changed` when a story is gone or the file kept changing for
+ * completion gate (and `flow mark`) calls this. The file is re-read and only those values are
+ * replaced, so every other byte stays as it was (key order, unknown fields, indentation, line ends).
+ * The result replaces the file atomically (temp file + rename, same mode) and only if the file is
+ * still the version that was read, checked right before the rename; otherwise it starts over from
+ * the new content, so an edit saved meanwhile (by rename or in place) is kept. A save in place that
+ * lands between that check and the rename is found in the replaced file (see {@link replacePrd}) and
+ * the marks are written again on it. A PRD that is a symlink is written through to its target; temp
+ * files left by a killed writer are removed. Idempotent: a story already carrying its note is left
+ * alone. Throws `prd_changed` when a story is gone or the file kept changing for
  * {@link WRITE_BACK_ATTEMPTS} attempts.
  */
 export function writeStoriesPassed(
@@ -129,46 +114,60 @@ export function writeStoriesPassed(
   const target = realpathSync(file);
   removeStaleTempFiles(target);
   const source = cache?.source;
+  /** A save in place our last rename displaced, and the digest of what that rename left. */
+  let displaced: { text: string; over: string } | undefined;
+  let changed = 0;
   if (source && marks.every((m): m is IndexedMark => m.index !== undefined)) {
     const streamed = streamStoriesPassed(target, marks, source);
-    if (streamed) {
+    if (streamed && streamed.displaced === undefined) {
       if (cache) cache.digest = source.digest;
       return { changed: streamed.changed, foreign: false };
+    }
+    if (streamed?.displaced !== undefined) {
+      displaced = { text: streamed.displaced, over: source.digest };
+      changed = streamed.changed;
     }
   }
   // The general path: the story positions the preflight found are no longer known to be right.
   if (cache) cache.source = undefined;
   let failure: unknown;
-  for (let attempt = 1; attempt <= WRITE_BACK_ATTEMPTS; attempt++) {
+  // A displaced save is always written back, even after the attempts for the marks ran out.
+  for (
+    let attempt = 1;
+    attempt <= WRITE_BACK_ATTEMPTS || (displaced && attempt <= 4 * WRITE_BACK_ATTEMPTS);
+    attempt++
+  ) {
     const version = readVersion(target);
-    const trusted = cache?.digest !== undefined && cache.digest === version.digest;
+    // The displaced save is the newest content while the file is still what our rename left.
+    const redo = displaced?.over === version.digest ? displaced.text : undefined;
+    displaced = undefined;
+    const text = redo ?? version.text;
+    const trusted = redo === undefined && cache?.digest !== undefined && cache.digest === version.digest;
     // Someone else wrote the file since this process last did (or during this write).
-    const foreign = attempt > 1 || (cache?.digest !== undefined && !trusted);
-    let next: { parts: string[]; changed: number } | undefined;
+    const foreign = attempt > 1 || redo !== undefined || (cache?.digest !== undefined && !trusted);
+    let next: { parts: string[]; changed: number; digest: string } | undefined;
     try {
-      if (!trusted && !complete(version.text))
+      if (!trusted && !wholeJson(text))
         throw new MeshflowError("prd_changed", `${file}: not a whole JSON document (is it being saved?)`);
-      next = applyMarks(version.text, file, marks, cache, trusted);
+      next = applyMarks(text, file, marks, cache, trusted);
     } catch (error) {
       failure = error;
     }
     if (next) {
-      if (!next.changed) return { changed: 0, foreign };
-      const written = writeFileAtomic(target, next.parts, {
-        mode: version.mode,
-        beforeRename: () => {
-          const now = currentVersion(target);
-          return now.ino === version.ino && now.digest === version.digest;
-        },
-      });
-      if (written) return { changed: next.changed, foreign };
+      // A displaced save is written even when it already holds every mark: it is the user's newest content.
+      if (!next.changed && redo === undefined) return { changed, foreign };
+      const replaced = replacePrd(target, next.parts, version);
+      changed = Math.max(changed, next.changed);
+      if (replaced.kind === "replaced") return { changed, foreign };
+      if (replaced.kind === "displaced") displaced = { text: replaced.text, over: next.digest };
       failure = new MeshflowError(
         "prd_changed",
-        `${file}: changed by someone else during each of ${WRITE_BACK_ATTEMPTS} attempts to mark ${marks.map((m) => m.storyId).join(", ")} as passed; not marked (\`flow resume\` of the run marks them)`,
+        `${file}: changed by someone else during each of ${WRITE_BACK_ATTEMPTS} attempts to mark ${marks.map((m) => m.storyId).join(", ")} as passed; not marked`,
+        { details: { stories: marks.map((m) => m.storyId) } },
       );
     }
     if (cache) cache.digest = cache.fields = undefined;
-    if (attempt < WRITE_BACK_ATTEMPTS) pause(5 * attempt);
+    if (!displaced && attempt < WRITE_BACK_ATTEMPTS) pause(5 * attempt);
   }
   throw failure;
 }
@@ -183,7 +182,7 @@ function applyMarks(
   marks: readonly PassMark[],
   cache: WriteBackCache | undefined,
   trusted: boolean,
-): { parts: string[]; changed: number } {
+): { parts: string[]; changed: number; digest: string } {
   const fields = (trusted && cache?.fields) || locateStoryFields(original);
   const splices: Array<{ start: number; end: number; value: string }> = [];
   const slow: PassMark[] = [];
@@ -235,13 +234,14 @@ function applyMarks(
     }
     parts = [text];
   }
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part);
+  const digest = hash.digest("hex");
   if (cache) {
-    const hash = createHash("sha256");
-    for (const part of parts) hash.update(part);
-    cache.digest = hash.digest("hex");
+    cache.digest = digest;
     cache.fields = slow.length || added || !fields ? undefined : shifted(fields, splices);
   }
-  return { parts, changed };
+  return { parts, changed, digest };
 }
 
 /**

@@ -23,8 +23,7 @@ describe("PrdWriter", () => {
   // started from an editor's save that had dropped an earlier mark; the mark was lost.
   it("writes a mark again at close when an editor's save dropped it before a later write", () => {
     const { file, original } = prdFile();
-    const errors: unknown[] = [];
-    const writer = new PrdWriter(file, { intervalMs: 0, onError: (error) => errors.push(error) });
+    const writer = new PrdWriter(file, { intervalMs: 0 });
     writer.mark({ storyId: "A", note: "passed in run r1" });
     writer.flush();
     expect(passes(file)).toEqual(["A:true", "B:false"]);
@@ -32,20 +31,34 @@ describe("PrdWriter", () => {
     writer.mark({ storyId: "B", note: "passed in run r1" });
     writer.flush();
     expect(passes(file)).toEqual(["A:false", "B:true"]);
-    writer.close();
+    expect(writer.close()).toEqual({ missing: [] });
     expect(passes(file)).toEqual(["A:true", "B:true"]);
-    expect(errors).toEqual([]);
   });
 
   it("leaves a file only it wrote as it is at close", () => {
     const { file } = prdFile();
-    const writer = new PrdWriter(file, { intervalMs: 0, onError: () => {} });
+    const writer = new PrdWriter(file, { intervalMs: 0 });
     writer.mark({ storyId: "A", note: "n" });
     writer.mark({ storyId: "B", note: "n" });
     writer.flush();
     const before = readFileSync(file, "utf8");
-    writer.close();
+    expect(writer.close()).toEqual({ missing: [] });
     expect(readFileSync(file, "utf8")).toBe(before);
     expect(passes(file)).toEqual(["A:true", "B:true"]);
+  });
+
+  it("names the marks it cannot write at close: their story was removed from the PRD", () => {
+    const { file } = prdFile();
+    const writer = new PrdWriter(file, { intervalMs: 0 });
+    writer.mark({ storyId: "A", note: "n" });
+    writer.flush();
+    // The person removes story A and adds C; B passes afterwards.
+    const data = JSON.parse(readFileSync(file, "utf8")) as { userStories: unknown[] };
+    writeFileSync(file, JSON.stringify({ ...data, userStories: [story("B"), story("C")] }, null, 2));
+    writer.mark({ storyId: "B", note: "n" });
+    const { missing, error } = writer.close();
+    expect(missing.map((m) => m.storyId)).toEqual(["A"]);
+    expect(String(error)).toContain('"A" no longer in userStories');
+    expect(passes(file)).toEqual(["B:true", "C:false"]);
   });
 });

@@ -1,4 +1,5 @@
 import type { PrdSource } from "@meshflow/core";
+import { type Settled, settleMarks } from "../gate/settleMarks.js";
 import { type PassMark, unchangedSince, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
 
 /**
@@ -8,7 +9,7 @@ import { type PassMark, unchangedSince, type WriteBackCache, writeStoriesPassed 
  * least {@link WRITE_COST_FACTOR} times the last write's duration), so rewriting a PRD of any size
  * takes a bounded share of the run and its memory does not grow with the file. A mark not yet
  * written is not lost: the story's `story.finished` event is already in the run's events, and the
- * run's end or `flow resume` writes it.
+ * run's end (or `flow mark`) writes it.
  */
 /** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
 export const WRITE_COST_FACTOR = 50;
@@ -16,11 +17,9 @@ export const WRITE_COST_FACTOR = 50;
 export class PrdWriter {
   readonly #file: string;
   readonly #intervalMs: number;
-  readonly #onError: (error: unknown, marks: readonly PassMark[]) => void;
   #pending: PassMark[] = [];
   /** Every mark written (or tried) so far: {@link close} checks they are all in the file. */
   readonly #written: PassMark[] = [];
-  #closing = false;
   /**
    * A write gave up, or found the file written by someone else (an editor's save may have dropped an
    * earlier mark): some marks may be missing from the file whatever it looks like now.
@@ -40,14 +39,12 @@ export class PrdWriter {
     file: string,
     options: {
       intervalMs?: number;
-      onError: (error: unknown, marks: readonly PassMark[]) => void;
       source?: PrdSource | undefined;
-    },
+    } = {},
   ) {
     this.#file = file;
     this.#cache = options.source ? { digest: options.source.digest, source: options.source } : {};
     this.#intervalMs = options.intervalMs ?? 500;
-    this.#onError = options.onError;
   }
 
   /** Queues a mark; writes at once when the last write is older than the interval. */
@@ -69,13 +66,10 @@ export class PrdWriter {
     try {
       if (writeStoriesPassed(this.#file, marks, this.#cache).foreign) this.#unsure = true;
       this.#written.push(...marks);
-    } catch (error) {
-      // Tried again when the writer closes; reported only if it still fails then.
-      if (this.#closing) this.#onError(error, marks);
-      else {
-        this.#unsure = true;
-        this.#written.push(...marks);
-      }
+    } catch {
+      // Written again when the writer closes; reported only if they are still missing then.
+      this.#unsure = true;
+      this.#written.push(...marks);
     } finally {
       this.#last = performance.now();
       this.#cost = this.#last - start;
@@ -83,21 +77,21 @@ export class PrdWriter {
   }
 
   /**
-   * Writes every queued mark, then writes again any earlier mark that is not in the file: one whose
-   * write gave up because the file kept changing, or one an editor dropped by saving a copy it had
-   * read before the mark landed (the write-back keeps the editor's save, never overwrites it). When
-   * only this writer wrote the file and every write landed, nothing needs reading again.
-   * Errors are reported here.
+   * Writes every queued mark, then makes sure every mark of the writer is in the file: when a write
+   * gave up because the file kept changing, or someone else wrote the file during the run (an editor
+   * that saves a copy read before a mark landed drops it: the write-back keeps the editor's save,
+   * never overwrites it), the marks missing are written again on the newest text and the file is
+   * watched until they stay (see {@link settleMarks}). When only this writer wrote the file and every
+   * write landed, nothing needs reading again. Returns the marks the file still lacks (none when
+   * every mark landed) and why.
    */
-  close(): void {
+  close(): Settled {
     this.flush();
     const written = this.#written.splice(0);
     // Only this process wrote the file, every write landed and the file is still what the last one
     // left: every mark is in it.
-    if (!written.length || (!this.#unsure && unchangedSince(this.#file, this.#cache))) return;
+    if (!written.length || (!this.#unsure && unchangedSince(this.#file, this.#cache))) return { missing: [] };
     delete this.#cache.digest;
-    this.#pending = written;
-    this.#closing = true;
-    this.flush();
+    return settleMarks(this.#file, written);
   }
 }

@@ -6,7 +6,7 @@ import type { RunDependencies } from "../runSession.js";
 import type { RunHandle } from "../store/RunStore.js";
 import { AbortRace } from "./AbortRace.js";
 import { Outbox } from "./Outbox.js";
-import { PassMarks } from "./PassMarks.js";
+import { PassMarks, type Unmarked } from "./PassMarks.js";
 
 /**
  * What one run session holds while it runs: its store handle, plan and step runner (known once the
@@ -28,6 +28,8 @@ export class SessionState {
   /** Where consultations are reported: the run's machine (set once it exists). */
   consults: ConsultSink | undefined;
   #marks: PassMarks | undefined;
+  /** Passed stories whose marks the PRD did not hold when the run ended (set by {@link settle}). */
+  unmarked: Unmarked | undefined;
 
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
@@ -104,14 +106,14 @@ export class SessionState {
   /** The PRD's pass marks (only the completion gate marks stories, through these). */
   marks(): PassMarks {
     const plan = this.requirePlan();
-    this.#marks ??= new PassMarks(plan.prdFile, plan.prdDir, this.requireHandle(), this.warnings, plan.source);
+    this.#marks ??= new PassMarks(plan.prdFile, plan.prdDir, this.requireHandle(), plan.source);
     return this.#marks;
   }
 
-  /** Waits for calls in flight and writes the marks still queued. */
+  /** Waits for calls in flight, writes the marks still queued and checks they all landed. */
   async settle(): Promise<void> {
     await this.runner?.drain();
-    this.#marks?.close();
+    this.unmarked = this.#marks?.close();
     this.plan?.close();
   }
 }

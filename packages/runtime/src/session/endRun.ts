@@ -32,7 +32,11 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
         : "refused";
   const error = status === "refused" ? (state.preflightError ?? unexpectedStop(context)) : undefined;
   if (handle) {
-    handle.updateRecord({ status: status === "refused" ? "failed" : status, counts: context.counts });
+    handle.updateRecord({
+      status: status === "refused" ? "failed" : status,
+      counts: context.counts,
+      unmarked: state.unmarked?.stories,
+    });
     await handle.close();
   }
   return {
@@ -43,6 +47,7 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
     environment: context.environment,
     ...(context.halt !== undefined ? { halt: context.halt } : {}),
     ...(error ? { error } : {}),
+    ...(state.unmarked ? { unmarked: state.unmarked } : {}),
     ...(handle ? { location: handle.location } : {}),
   };
 }
@@ -80,7 +85,7 @@ export async function endFailed(
   if (h) attempt(() => h.appendEvent(finished));
   attempt(() => state.deps.onEvent?.(finished));
   if (h) {
-    attempt(() => h.updateRecord({ status: "failed", counts }));
+    attempt(() => h.updateRecord({ status: "failed", counts, unmarked: state.unmarked?.stories }));
     await h
       .close()
       .catch((failure: unknown) =>
@@ -94,6 +99,7 @@ export async function endFailed(
     counts,
     environment: context.environment,
     error,
+    ...(state.unmarked ? { unmarked: state.unmarked } : {}),
     ...(h ? { location: h.location } : {}),
   };
 }

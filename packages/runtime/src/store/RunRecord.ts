@@ -70,6 +70,11 @@ export const RunRecordSchema = z.strictObject({
     blocked: z.number().int(),
     skipped: z.number().int(),
   }),
+  /**
+   * Passed stories whose `passes: true` the PRD did not hold when the run ended (saves kept dropping
+   * them): `flow mark` (or `flow resume`) of the run writes them and clears this.
+   */
+  unmarked: z.array(z.string()).optional(),
 });
 
 /** `run.json` of a run folder. */
