@@ -15,6 +15,7 @@ export {
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from "./fs/writeFileAtomic.js";
+export { checkRepoLocation, type RepoLocation } from "./git/checkRepoLocation.js";
 export { canonicalJson, digestOf, sha256Hex } from "./json/canonicalJson.js";
 export {
   checkJsonLimits,
