@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles, writeFileAtomic } from "@meshflow/core";
 import type { ParseError } from "jsonc-parser";
-import { lockPrd } from "../store/FileRunStore.js";
+import { lockPrd } from "../store/lockPrd.js";
 import { locateStories, type StoryFields } from "./locateStoryFields.js";
 import { currentVersion } from "./prdVersion.js";
 import { setStoryFields, spliced } from "./storyText.js";
