@@ -98,11 +98,14 @@ describe("queued runs leave the workspace alone", () => {
     expect(stories[0]?.gate).toEqual({ passed: true, summary: "1 verify command passed" });
     // Both workers took stories.
     expect(new Set(stories.map((s) => s.worker)).size).toBe(2);
-    // Nothing but the files that were there ever appeared in the workspace, apart from the temporary
-    // file of `flow enqueue --wait` replacing the PRD atomically (on the enqueuer's machine, as asked).
+    // Nothing but the files that were there ever appeared in the workspace, apart from those of
+    // `flow enqueue --wait` itself (on the enqueuer's machine, as asked): the PRD lock it holds while it
+    // waits, as a run does (taken through `.prd.json.lock.<pid>.taking`), and the temporary file
+    // replacing the PRD atomically.
     const workerPids = new Set(workers.map((w) => String(w.child.pid)));
     const enqueuerWrite = (f: string) => {
-      const pid = /^\.prd\.json\.(\d+)\.\d+\.tmp$/.exec(f)?.[1];
+      if (f === ".prd.json.lock") return true;
+      const pid = /^\.prd\.json\.(?:lock\.(\d+)\.taking|(\d+)\.\d+\.tmp)$/.exec(f)?.slice(1).find(Boolean);
       return pid !== undefined && !workerPids.has(pid);
     };
     expect([...seen].filter((f) => !enqueuerWrite(f)).sort()).toEqual(before);

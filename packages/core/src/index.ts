@@ -6,6 +6,13 @@ export {
   toMeshflowError,
 } from "./errors/MeshflowError.js";
 export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLock.js";
+export {
+  appendOwnFile,
+  ensureOwnDir,
+  OWN_DIR_MODE,
+  OWN_FILE_MODE,
+  openOwnFileForAppend,
+} from "./fs/ownFile.js";
 export { packageFile } from "./fs/packageFile.js";
 export { processAlive } from "./fs/processAlive.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
@@ -15,6 +22,7 @@ export {
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from "./fs/writeFileAtomic.js";
+export { checkRepoLocation, type RepoLocation } from "./git/checkRepoLocation.js";
 export { canonicalJson, digestOf, sha256Hex } from "./json/canonicalJson.js";
 export {
   checkJsonLimits,

@@ -55,6 +55,7 @@ export {
 } from "./specialists/loadSpecialists.js";
 export { FileCallJournal } from "./store/FileCallJournal.js";
 export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
+export { lockPrd, type PrdLockFacts } from "./store/lockPrd.js";
 export {
   type ModelSettings,
   ModelSettingsSchema,

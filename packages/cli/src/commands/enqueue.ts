@@ -121,8 +121,17 @@ export async function enqueueCommand(files: string[], options: EnqueueOptions, o
   if (options.model) parseModelName(options.model, "--model");
   if (options.harness) (await import("@meshflow/harness")).harnessAdapter(options.harness);
   const planned = await plan(files, options);
+  // With --wait this process writes the passes back at the end: it holds each PRD as a run does, so a
+  // `flow run` (or another --wait) of the same file, under any name, is refused with prd_busy instead
+  // of running its non-idempotent calls a second time.
+  const releases = options.wait ? await lockPrds(planned.map((p) => p.file)) : [];
   const { assertNoEviction, connectRedis, RunQueue } = await import("@meshflow/queue");
-  const redis = await connectRedis(options.redis, { role: options.wait ? "worker" : "client" });
+  const redis = await connectRedis(options.redis, { role: options.wait ? "worker" : "client" }).catch(
+    (error: unknown) => {
+      for (const release of releases) release();
+      throw error;
+    },
+  );
   let queue: RunQueue | undefined;
   try {
     await assertNoEviction(redis, options.redis);
@@ -182,5 +191,21 @@ export async function enqueueCommand(files: string[], options: EnqueueOptions, o
   } finally {
     await queue?.close();
     await redis.quit().catch(() => redis.disconnect());
+    for (const release of releases) release();
   }
+}
+
+/** Takes the lock of every PRD (`prd_busy` when one is held; those taken are released again). */
+async function lockPrds(files: readonly string[]): Promise<Array<() => void>> {
+  const { FileRunStore, lockPrd } = await import("@meshflow/runtime/host");
+  const root = new FileRunStore().root;
+  const releases: Array<() => void> = [];
+  try {
+    for (const file of new Set(files.map((f) => resolve(f))))
+      releases.push(lockPrd(file, { runId: `enqueue-${process.pid}`, command: "flow enqueue --wait" }, root));
+  } catch (error) {
+    for (const release of releases) release();
+    throw error;
+  }
+  return releases;
 }

@@ -16,8 +16,11 @@ export interface ResetOptions {
 export async function resetCommand(file: string, options: ResetOptions, output: Output): Promise<ExitCode> {
   if (!existsSync(file)) throw new MeshflowError("file_not_found", `${file}: no such PRD file`);
   const { FileRunStore } = await import("@meshflow/runtime/host");
+  const progress = new ProgressLog(file);
+  // Checked first: a refused archive folder leaves the PRD as it was.
+  if (options.archive && existsSync(progress.file)) progress.archiveFolder();
   const result = resetStories(file, options.story, new FileRunStore(options.store).root);
-  const archived = options.archive ? new ProgressLog(file).archive() : undefined;
+  const archived = options.archive ? progress.archive() : undefined;
   if (options.json)
     printJson(output, { prd: file, reset: result.reset, changed: result.changed, archived: archived ?? null });
   else {

@@ -66,6 +66,10 @@ export const ERROR_CODES = [
   // the PRD workflow's git: a command failed; uncommitted changes where a clean tree is needed
   "git_failed",
   "tree_dirty",
+  // a file or folder meshflow writes is a link, or leads outside where it belongs; a repository's git
+  // settings point outside it
+  "unsafe_path",
+  "repo_unsafe",
   "internal",
 ] as const;
 

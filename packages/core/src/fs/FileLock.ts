@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { processAlive } from "./processAlive.js";
 
 /** What a lock file says about its holder: its pid, plus whatever the taker recorded (run id…). */
@@ -13,9 +13,18 @@ export type LockAttempt = { acquired: true; release: () => void } | { acquired: 
 function readHolder(file: string): { text: string; holder: LockHolder | undefined } | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    // Not through a link: a lock planted as a link to another file is no holder's, and is taken over
+    // (the link itself is moved aside and removed, never what it points to).
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") return { text: "", holder: undefined };
     throw error;
   }
   let parsed: unknown;
@@ -44,7 +53,15 @@ export function acquireFileLock(
 ): LockAttempt {
   const content = `${JSON.stringify({ ...facts, pid: process.pid })}\n`;
   const temp = `${file}.${process.pid}.taking`;
-  writeFileSync(temp, content, { mode: 0o600 });
+  // A leftover of a dead process of the same pid is ours to replace; a link planted there is removed,
+  // not written through: the temp file is created exclusively, never following a link.
+  rmSync(temp, { force: true });
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
   try {
     for (let attempt = 0; attempt < 10; attempt++) {
       try {

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   fchmodSync,
   fsyncSync,
   mkdirSync,
@@ -48,10 +49,11 @@ export function writeFileAtomic(
   data: string | readonly string[] | ContentWriter,
   options: WriteFileAtomicOptions = {},
 ): boolean {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = join(dirname(file), tempName(file, process.pid, counter++));
+  // The folder made for an owner-only file is owner-only too (a `.flow/cache` of 0755 listed its names).
+  const ownerOnly = options.mode !== undefined && (options.mode & 0o077) === 0;
+  mkdirSync(dirname(file), { recursive: true, ...(ownerOnly ? { mode: 0o700 } : {}) });
+  const { fd, temp } = createTemp(file, options.mode ?? 0o644);
   try {
-    const fd = openSync(temp, "w", options.mode ?? 0o644);
     try {
       if (typeof data === "string") writeSync(fd, data);
       else if (typeof data === "function") data((piece) => writeAll(fd, piece));
@@ -70,6 +72,22 @@ export function writeFileAtomic(
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Creates the temp file exclusively and without following a link: a name planted in advance (a link to a
+ * file elsewhere, or a dead writer's leftover of the same pid) is never written through, another is tried.
+ */
+function createTemp(file: string, mode: number): { fd: number; temp: string } {
+  for (let attempt = 0; ; attempt++) {
+    const temp = join(dirname(file), tempName(file, process.pid, counter++));
+    try {
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+      return { fd: openSync(temp, flags, mode), temp };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw error;
+    }
   }
 }
 

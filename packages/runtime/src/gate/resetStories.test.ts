@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsoncParser } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import { lockPrd } from "../store/FileRunStore.js";
+import { lockPrd } from "../store/lockPrd.js";
 import { resetStories } from "./resetStories.js";
 
 function prdFile(text: string): { file: string; store: string } {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { didYouMean, jsoncParser, MeshflowError, removeStaleTempFiles } from "@meshflow/core";
 import type { ParseError } from "jsonc-parser";
-import { lockPrd } from "../store/FileRunStore.js";
+import { lockPrd } from "../store/lockPrd.js";
 import { locateStories, type StoryFields } from "./locateStoryFields.js";
 import { replacePrd } from "./replacePrd.js";
 import { setStoryFields, spliced } from "./storyText.js";

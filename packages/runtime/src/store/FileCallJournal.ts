@@ -1,5 +1,5 @@
 import { appendFileSync, closeSync, existsSync, openSync, readSync, truncateSync, writeSync } from "node:fs";
-import { eventTime, MeshflowError, type ToolResult } from "@meshflow/core";
+import { eventTime, MeshflowError, openOwnFileForAppend, type ToolResult } from "@meshflow/core";
 import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
 
 type Line =
@@ -29,8 +29,6 @@ class Indexed {
   ) {}
 }
 
-/** Owner only, like the run folder: results are kept verbatim and may contain secrets. */
-const OWNER_ONLY = 0o600;
 const CHUNK = 64 * 1024;
 
 /**
@@ -145,7 +143,7 @@ export class FileCallJournal implements CallJournal {
   }
 
   #write(text: string): void {
-    this.#fd ??= openSync(this.#file, "a", OWNER_ONLY);
+    this.#fd ??= openOwnFileForAppend(this.#file);
     writeSync(this.#fd, text);
   }
 

@@ -1,27 +1,19 @@
-import { createHash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { closeSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import {
   acquireFileLock,
   didYouMean,
   eventLine,
   isRunId,
   MeshflowError,
+  openOwnFileForAppend,
   type RunEvent,
   writeFileAtomic,
 } from "@meshflow/core";
 import { readNdjson } from "../internal/ndjson.js";
+import { ensureStoreDir } from "./ensureStoreDir.js";
 import { FileCallJournal } from "./FileCallJournal.js";
+import { lockPrd } from "./lockPrd.js";
 import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
 import type { RunHandle, RunStore } from "./RunStore.js";
 
@@ -77,7 +69,7 @@ export class FileRunStore implements RunStore {
     const dir = this.#dir(record.runId);
     const release = lockPrd(record.prd, record.runId, this.root);
     try {
-      mkdirSync(join(this.root, "runs"), { recursive: true, mode: 0o700 });
+      ensureStoreDir(this.root, "runs");
       try {
         // Owner only: the journal and events hold tool results verbatim, which may include secrets.
         mkdirSync(dir, { mode: 0o700 });
@@ -137,39 +129,6 @@ export class FileRunStore implements RunStore {
   }
 }
 
-/**
- * Takes the lock of a PRD file (`.<name>.lock` beside the file a symlink points to), so one PRD has
- * one live run whatever store or folder each run uses; a PRD in a folder this process cannot write
- * is locked in the store's `locks/` folder instead. Throws `prd_busy` naming the run and process
- * that hold it; a lock whose process is dead is taken over.
- */
-export function lockPrd(prd: string, runId: string, root: string): () => void {
-  let real = resolve(prd);
-  try {
-    real = realpathSync(real);
-  } catch {
-    // A PRD that is gone is reported by whoever reads it; its lock name still follows its path.
-  }
-  let file = join(dirname(real), `.${basename(real)}.lock`);
-  let attempt: ReturnType<typeof acquireFileLock>;
-  try {
-    attempt = acquireFileLock(file, { runId });
-  } catch (error) {
-    if (!["ENOENT", "EACCES", "EPERM", "EROFS"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
-    mkdirSync(join(root, "locks"), { recursive: true, mode: 0o700 });
-    file = join(root, "locks", `${createHash("sha256").update(real).digest("hex").slice(0, 32)}.lock`);
-    attempt = acquireFileLock(file, { runId, prd: real });
-  }
-  if (attempt.acquired) return attempt.release;
-  const { holder } = attempt;
-  const other = typeof holder.runId === "string" ? holder.runId : "unknown";
-  throw new MeshflowError(
-    "prd_busy",
-    `${prd} is being run by run ${other} (process ${holder.pid}); wait for it to end, or stop that process and \`flow resume ${other}\` later`,
-    { details: { prd, runId: other, pid: holder.pid, lock: file } },
-  );
-}
-
 function readRecord(dir: string): RunRecord {
   const file = join(dir, "run.json");
   const parsed = RunRecordSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
@@ -206,7 +165,7 @@ class FileRunHandle implements RunHandle {
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
     this.journal = new FileCallJournal(join(dir, "journal.ndjson"));
-    this.#events = openSync(join(dir, "events.ndjson"), "a", OWNER_ONLY);
+    this.#events = openOwnFileForAppend(join(dir, "events.ndjson"));
     const snapshots = join(dir, "snapshot.ndjson");
     this.#snapshotFile = snapshots;
     this.#snapshotBytes = existsSync(snapshots) ? statSync(snapshots).size : 0;
@@ -272,7 +231,7 @@ class FileRunHandle implements RunHandle {
       let text = "";
       for (const record of this.#pendingEvidence) text += `${JSON.stringify(record)}\n`;
       this.#pendingEvidence = [];
-      this.#evidence ??= openSync(this.evidenceFile, "a", OWNER_ONLY);
+      this.#evidence ??= openOwnFileForAppend(this.evidenceFile);
       writeSync(this.#evidence, text);
     }
     const events = this.#pendingEvents;
@@ -299,7 +258,7 @@ class FileRunHandle implements RunHandle {
       this.#snapshotBytes = line.length;
       return;
     }
-    this.#snapshots ??= openSync(file, "a", OWNER_ONLY);
+    this.#snapshots ??= openOwnFileForAppend(file);
     writeSync(this.#snapshots, line);
     this.#snapshotBytes += line.length;
   }
@@ -315,7 +274,7 @@ class FileRunHandle implements RunHandle {
   }
 
   log(entry: Record<string, unknown>): void {
-    this.#log ??= openSync(join(this.#dir, "log.ndjson"), "a", OWNER_ONLY);
+    this.#log ??= openOwnFileForAppend(join(this.#dir, "log.ndjson"));
     writeSync(this.#log, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
   }
 

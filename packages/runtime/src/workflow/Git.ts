@@ -1,35 +1,66 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { MeshflowError, runProcess } from "@meshflow/core";
+import { checkRepoLocation, MeshflowError, runProcess } from "@meshflow/core";
 
 /** Bytes kept of git's output (a `status` of a big tree fits). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 const TIMEOUT_MS = 60_000;
+
+/**
+ * Options of every git call of a run: pathspecs are literal (a story's file named `:(top)` is that file,
+ * not the whole tree), and git never enters a submodule (it would run `status` there with the
+ * submodule's own config: its filter and textconv programs), nor runs an external diff. The repository's
+ * own hooks and filters still run, as for the user's own commits.
+ */
+const GIT_GLOBAL = [
+  "--literal-pathspecs",
+  "--no-pager",
+  "-c",
+  "submodule.recurse=false",
+  "-c",
+  "diff.external=",
+  "-c",
+  "status.submoduleSummary=false",
+];
 
 /** What `git status` says of one path, with a digest of its content so a further edit shows. */
 export type TreeState = ReadonlyMap<string, string>;
 
 /**
  * A git repository, driven through `git` with argv (never a shell) by the core's `runProcess`. Paths
- * are relative to the repository's top folder, with `/`.
+ * are relative to the repository's top folder, with `/`. Every call is pinned to the repository and
+ * work tree {@link Git.find} checked (`--git-dir`, `--work-tree`).
  */
 export class Git {
   readonly root: string;
+  readonly #pinned: readonly string[];
 
-  private constructor(root: string) {
+  private constructor(root: string, gitDir: string) {
     this.root = root;
+    this.#pinned = [`--git-dir=${gitDir}`, `--work-tree=${root}`];
   }
 
-  /** The repository `dir` is in, or undefined when it is in none (or git is not installed). */
+  /**
+   * The repository `dir` is in, or undefined when it is in none (or git is not installed). A repository
+   * that points git outside it (`core.worktree`, a `.git` file naming another repository) is refused
+   * with `repo_unsafe`.
+   */
   static async find(dir: string): Promise<Git | undefined> {
-    const out = await run(resolve(dir), ["rev-parse", "--show-toplevel"], false);
-    return out === undefined ? undefined : new Git(out.trim());
+    const out = await run(resolve(dir), ["rev-parse", "--show-toplevel", "--absolute-git-dir"], false);
+    if (out === undefined) return undefined;
+    const [toplevel = "", gitDir = ""] = out.split("\n");
+    const problem = checkRepoLocation({ root: resolve(dir), toplevel, gitDir });
+    if (problem)
+      throw new MeshflowError("repo_unsafe", `${problem}; flow refuses to run git there`, {
+        details: { dir: resolve(dir), toplevel, gitDir },
+      });
+    return new Git(toplevel, gitDir);
   }
 
   /** `git <args>` in the repository; throws `dependency_missing`/`git_failed` naming the command on failure. */
   async git(args: readonly string[]): Promise<string> {
-    return (await run(this.root, args, true)) ?? "";
+    return (await run(this.root, [...this.#pinned, ...args], true)) ?? "";
   }
 
   /** The repository-relative form of `path`, or undefined when it is outside the repository. */
@@ -44,7 +75,14 @@ export class Git {
    * `ignored` says are left out (and never read: the run store's files grow during a run).
    */
   async state(ignored: (path: string) => boolean = () => false): Promise<TreeState> {
-    const out = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+    // Submodules: only a new commit checked out in one shows, never their files (git would enter them).
+    const out = await this.git([
+      "status",
+      "--porcelain=v1",
+      "-z",
+      "--untracked-files=all",
+      "--ignore-submodules=dirty",
+    ]);
     const state = new Map<string, string>();
     const parts = out.split("\0");
     for (let i = 0; i < parts.length; i++) {
@@ -74,12 +112,19 @@ export class Git {
   /** Checks out `branch`, creating it from HEAD when it does not exist. Returns whether it was created. */
   async checkoutBranch(branch: string): Promise<boolean> {
     if ((await this.branch()) === branch) return false;
-    const exists = await run(this.root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], false);
+    const exists = await run(
+      this.root,
+      [...this.#pinned, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`],
+      false,
+    );
     await this.git(exists === undefined ? ["checkout", "-b", branch] : ["checkout", branch]);
     return exists === undefined;
   }
 
-  /** Commits exactly `paths` (added first, deletions included) with `message` paragraphs; returns the new commit id. */
+  /**
+   * Commits exactly `paths` (added first, deletions included), each taken literally, with `message`
+   * paragraphs; returns the new commit id. Nothing else staged is committed (`commit -- <paths>`).
+   */
   async commit(paths: readonly string[], message: readonly string[]): Promise<string> {
     await this.git(["add", "-A", "--", ...paths]);
     await this.git(["commit", "--quiet", ...message.flatMap((m) => ["-m", m]), "--", ...paths]);
@@ -95,14 +140,35 @@ function digestOf(file: string): string {
   }
 }
 
+/** Variables that would point git at another repository, work tree or index than the checked ones. */
+const LOCATION_VARIABLES = new Set([
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_LITERAL_PATHSPECS",
+  "GIT_GLOB_PATHSPECS",
+  "GIT_NOGLOB_PATHSPECS",
+  "GIT_ICASE_PATHSPECS",
+]);
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!LOCATION_VARIABLES.has(key)) env[key] = value;
+  return { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+}
+
 async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
-  const outcome = await runProcess("git", args, {
+  const outcome = await runProcess("git", [...GIT_GLOBAL, ...args], {
     cwd,
     timeoutMs: TIMEOUT_MS,
     maxOutputBytes: MAX_OUTPUT,
     keepStdout: "head",
     killGraceMs: 1000,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+    env: gitEnv(),
   });
   if (outcome.exitCode === 0) return outcome.stdout.text;
   if (!required) return undefined;
@@ -110,6 +176,6 @@ async function run(cwd: string, args: readonly string[], required: boolean): Pro
     throw new MeshflowError("dependency_missing", `git could not be started: ${outcome.spawnError.message}`);
   throw new MeshflowError(
     "git_failed",
-    `git ${args[0] ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
+    `git ${args.find((a) => !a.startsWith("-")) ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
   );
 }

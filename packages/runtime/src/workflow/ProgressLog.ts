@@ -1,5 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readFileSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { appendOwnFile, ensureOwnDir, MeshflowError } from "@meshflow/core";
+import { oneLine } from "./oneLine.js";
 import type { StoryRecall } from "./RunMemory.js";
 
 /** The progress log beside a PRD: `prd-auth.json` → `prd-auth.progress.md`. */
@@ -39,12 +41,12 @@ export class ProgressLog {
     const fresh = !this.#started && !this.#pending && !existsSync(this.file);
     if (fresh) lines.push(`# Progress of ${basename(entry.prd)}`, "");
     lines.push(
-      `## ${MARK[entry.status] ?? "?"} ${entry.storyId} ${entry.title} (${entry.status})`,
+      `## ${MARK[entry.status] ?? "?"} ${oneLine(entry.storyId)} ${oneLine(entry.title)} (${entry.status})`,
       "",
       `- time: ${entry.time}`,
       `- run: ${entry.runId}`,
       `- summary: ${oneLine(entry.summary)}`,
-      `- files changed: ${entry.files.length ? entry.files.map((f) => `\`${f}\``).join(", ") : "none recorded"}`,
+      `- files changed: ${entry.files.length ? entry.files.map((f) => `\`${oneLine(f)}\``).join(", ") : "none recorded"}`,
     );
     if (entry.commit) lines.push(`- commit: ${entry.commit.slice(0, 12)}`);
     if (entry.learnings.length) lines.push("- learnings:", ...entry.learnings.map((l) => `  - ${oneLine(l)}`));
@@ -52,24 +54,27 @@ export class ProgressLog {
     this.#pending += lines.join("\n");
   }
 
-  /** Appends the queued sections to the file. */
+  /**
+   * Appends the queued sections to the file: owner-only, and never through a link or into a file with
+   * other hard links (a log planted as a link to `~/.bashrc` is refused with `unsafe_path`).
+   */
   flush(): void {
     const text = this.#pending;
     if (!text) return;
     // Taken first: a section that cannot be written is reported once, not retried at every flush.
     this.#pending = "";
-    if (!this.#started) mkdirSync(dirname(this.file), { recursive: true });
-    appendFileSync(this.file, text);
+    appendOwnFile(this.file, text);
     this.#started = true;
   }
 
   /** The last `n` entries, newest last. */
   last(n: number): ProgressEntry[] {
     this.flush();
-    if (!existsSync(this.file)) return [];
+    const text = readNoFollow(this.file);
+    if (text === undefined) return [];
     const entries: ProgressEntry[] = [];
     let current: ProgressEntry | undefined;
-    for (const line of readFileSync(this.file, "utf8").split("\n")) {
+    for (const line of text.split("\n")) {
       if (line.startsWith("## ")) {
         current = { heading: line.slice(3), time: "" };
         entries.push(current);
@@ -79,13 +84,24 @@ export class ProgressLog {
   }
 
   /**
+   * The `archive/` folder beside the PRD, made owner-only when absent. One that is a link (to a folder
+   * outside the project) is refused with `unsafe_path`: `flow reset --archive` checks it before it
+   * changes anything.
+   */
+  archiveFolder(): string {
+    const folder = join(dirname(this.file), "archive");
+    ensureOwnDir(folder);
+    return folder;
+  }
+
+  /**
    * Moves the log into `archive/<time>-<name>` beside the PRD (`flow reset --archive`); returns the
-   * new path, or undefined when there was no log.
+   * new path, or undefined when there was no log. The log stays where it is when the folder is refused
+   * (see {@link archiveFolder}).
    */
   archive(now = new Date()): string | undefined {
     if (!existsSync(this.file)) return undefined;
-    const folder = join(dirname(this.file), "archive");
-    mkdirSync(folder, { recursive: true });
+    const folder = this.archiveFolder();
     const target = join(folder, `${now.toISOString().replace(/[:.]/g, "-")}-${basename(this.file)}`);
     renameSync(this.file, target);
     this.#started = false;
@@ -93,6 +109,27 @@ export class ProgressLog {
   }
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+/** The log's text, undefined when there is none; a link in its place is refused, not read through. */
+function readNoFollow(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP")
+      throw new MeshflowError(
+        "unsafe_path",
+        `${file} is a symbolic link; a progress log is read only as a plain file`,
+        {
+          details: { path: file },
+        },
+      );
+    throw error;
+  }
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { writeFileAtomic } from "@meshflow/core";
+import { appendOwnFile, writeFileAtomic } from "@meshflow/core";
 import { readNdjson } from "../internal/ndjson.js";
+import { ensureStoreDir } from "../store/ensureStoreDir.js";
 import type { Learning, Recall, StoryRecall } from "./RunMemory.js";
 
 /** How many finished stories and learnings a step is shown at most (newest first). */
@@ -26,6 +27,7 @@ function realOrResolved(file: string): string {
  */
 export class StoryMemory {
   readonly root: string;
+  readonly #storeRoot: string;
   /**
    * What {@link recall} hands out, by PRD and related PRDs; kept up to date by {@link append}. Bounded
    * (twice the limits), so a run's memory does not grow with its stories.
@@ -38,7 +40,8 @@ export class StoryMemory {
 
   /** `storeRoot`: the run store's folder (e.g. `.flow`). */
   constructor(storeRoot: string) {
-    this.root = join(resolve(storeRoot), "memory");
+    this.#storeRoot = resolve(storeRoot);
+    this.root = join(this.#storeRoot, "memory");
   }
 
   /** The memory file of a PRD. */
@@ -83,9 +86,10 @@ export class StoryMemory {
     // Taken first: lines that cannot be written are reported once, not retried at every flush.
     const pending = [...this.#pending];
     this.#pending.clear();
-    if (!this.#rootMade) mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    if (!this.#rootMade) ensureStoreDir(this.#storeRoot, "memory");
     this.#rootMade = true;
-    for (const [file, lines] of pending) appendFileSync(file, lines, { mode: 0o600 });
+    // Never through a link planted at a memory file's (predictable) name.
+    for (const [file, lines] of pending) appendOwnFile(file, lines);
   }
 
   /** Every recorded story of `prdFile`, oldest first, read from its file. */
@@ -99,7 +103,7 @@ export class StoryMemory {
    * another process still knows what the story changed. One per PRD: a PRD has one live run.
    */
   saveStart(prdFile: string, storyId: string, runId: string, state: ReadonlyMap<string, string>): void {
-    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    ensureStoreDir(this.#storeRoot, "memory");
     const file = this.fileOf(prdFile).replace(/\.ndjson$/, ".start.json");
     writeFileAtomic(file, JSON.stringify({ storyId, runId, state: [...state] }), { mode: 0o600 });
   }

@@ -1,4 +1,4 @@
-import { type ProcessOutcome, runProcess } from "@meshflow/core";
+import { checkRepoLocation, type ProcessOutcome, runProcess } from "@meshflow/core";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
 import type { ToolContext } from "./ToolContext.js";
 
@@ -8,12 +8,18 @@ const PROTOCOLS = ["file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", 
 /**
  * Options that keep git read-only and free of programs the repository could name: no fsmonitor hook, no
  * hooks, no transport at all (so a partial clone's lazy fetch cannot start a configured upload-pack), no
- * optional index refresh (GIT_OPTIONAL_LOCKS=0), no pager, pathspecs taken literally. `-c` wins over
- * every config file, the repository's included.
+ * optional index refresh (GIT_OPTIONAL_LOCKS=0), no pager, pathspecs taken literally, and never into a
+ * submodule: git would run `status` in it as a child, with the submodule's own config (its filter and
+ * textconv drivers, which the overrides of {@link filterOverrides} do not know). `-c` wins over every
+ * config file, the repository's included, and is passed down to any git child.
  */
 const GIT_GLOBAL = [
   "-c",
   "core.fsmonitor=false",
+  "-c",
+  "submodule.recurse=false",
+  "-c",
+  "status.submoduleSummary=false",
   "-c",
   "core.hooksPath=/dev/null",
   "-c",
@@ -100,7 +106,10 @@ export async function gitOutput(
 export interface RepoInfo {
   toplevel: string;
   prefix: string;
-  /** `-c` options switching off every filter driver the repository's config defines; pass them to each git call. */
+  /**
+   * Options for each git call: the checked repository and work tree pinned (`--git-dir`, `--work-tree`),
+   * and `-c` options switching off every filter driver the repository's config defines.
+   */
   overrides: string[];
 }
 
@@ -109,8 +118,11 @@ export interface RepoInfo {
  * whenever git compares work-tree files. Each one found is switched off with empty commands (git then
  * passes content through) and `required=false`; a name `-c` cannot express is refused as `repo_unsafe`.
  */
-async function filterOverrides(ctx: ToolContext, signal?: AbortSignal): Promise<string[]> {
-  const run = await runGit(ctx, ["config", "-z", "--name-only", "--get-regexp", "^filter\\."], { signal });
+async function filterOverrides(ctx: ToolContext, pinned: string[], signal?: AbortSignal): Promise<string[]> {
+  const run = await runGit(ctx, ["config", "-z", "--name-only", "--get-regexp", "^filter\\."], {
+    signal,
+    overrides: pinned,
+  });
   // Exit 1: no filter configured.
   if (run.exitCode !== 0) return [];
   const names = new Set<string>();
@@ -135,7 +147,7 @@ async function filterOverrides(ctx: ToolContext, signal?: AbortSignal): Promise<
 
 /** The repository holding the root, or `not_a_git_repo` naming the root. */
 export async function repoInfo(ctx: ToolContext, signal?: AbortSignal): Promise<RepoInfo> {
-  const run = await runGit(ctx, ["rev-parse", "--show-toplevel", "--show-prefix"], { signal });
+  const run = await runGit(ctx, ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix"], { signal });
   if (run.exitCode !== 0) {
     const why = run.stderr.text.trim();
     if (/not a git repository/i.test(why))
@@ -154,6 +166,15 @@ export async function repoInfo(ctx: ToolContext, signal?: AbortSignal): Promise<
       },
     );
   }
-  const [toplevel = "", prefix = ""] = run.stdout.text.split("\n");
-  return { toplevel, prefix, overrides: await filterOverrides(ctx, signal) };
+  const [toplevel = "", gitDir = "", prefix = ""] = run.stdout.text.split("\n");
+  const problem = checkRepoLocation({ root: ctx.root.real, toplevel, gitDir });
+  if (problem)
+    throw new WorkspaceToolError("repo_unsafe", `${problem}; git tools refuse to run there`, {
+      root: ctx.root.real,
+      toplevel,
+      gitDir,
+    });
+  // Pinned: every later call uses exactly the repository and work tree checked here.
+  const pinned = [`--git-dir=${gitDir}`, `--work-tree=${toplevel}`];
+  return { toplevel, prefix, overrides: [...pinned, ...(await filterOverrides(ctx, pinned, signal))] };
 }

@@ -39,7 +39,8 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
         '"main" or a commit id. `paths` limits the diff to files or folders relative to the root.',
         "Untracked files are not in a diff: git_status lists them.",
         `The patch is cut after ${ctx.maxOutputBytes} bytes with a marker; the per-file counts are always complete.`,
-        "Read-only: no program named by the repository's config runs (external diff, textconv, filters, hooks, fsmonitor, fetches).",
+        "Read-only: no program named by the repository's config runs (external diff, textconv, filters, hooks, fsmonitor, fetches),",
+        "submodules are not entered, and a repository pointing git outside the root fails with repo_unsafe.",
       ].join(" "),
       inputSchema: {
         staged: z.boolean().default(false).describe("Diff the index (staged changes) instead of the work tree"),
@@ -93,6 +94,7 @@ export function registerGitDiff(server: McpServer, ctx: ToolContext): void {
           "--relative",
           "--no-ext-diff",
           "--no-textconv",
+          "--ignore-submodules=all",
           "--no-color",
           ...(staged ? ["--cached"] : []),
         ];

@@ -20,7 +20,9 @@ export function registerGitStatus(server: McpServer, ctx: ToolContext): void {
         "renames, conflicts and untracked files — with paths relative to the root.",
         "`index` and `worktree` are git's status letters (M modified, A added, D deleted, R renamed, . unchanged).",
         `At most ${ctx.maxFiles} entries are listed. Read-only: git is run without refreshing the index.`,
-        "Fails with not_a_git_repo when the root is not inside a git repository.",
+        "Submodules are not entered (their changes are not listed).",
+        "Fails with not_a_git_repo when the root is not inside a git repository, and with repo_unsafe when the",
+        "repository points git outside the root (core.worktree, a .git file naming another repository).",
       ].join(" "),
       inputSchema: {},
       annotations: {
@@ -36,7 +38,7 @@ export function registerGitStatus(server: McpServer, ctx: ToolContext): void {
         const repo = await repoInfo(ctx, extra.signal);
         const out = await gitOutput(
           ctx,
-          ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", "."],
+          ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=all", "--", "."],
           { maxBytes: STATUS_READ_BYTES, signal: extra.signal, overrides: repo.overrides },
         );
         const status = parseGitStatus(out.text, repo.prefix);
