@@ -21,6 +21,7 @@ export {
   type JsonLimitProblem,
   MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,
+  MAX_PRD_DEPTH,
 } from "./json/checkJsonLimits.js";
 export { jsoncParser } from "./json/jsoncParser.js";
 export { formatJsonPath } from "./json/jsonPath.js";

@@ -241,7 +241,8 @@ export class ScriptedModelServer {
     const text = reply.text ?? "";
     const toolCalls = (reply.toolCalls ?? []).map((call) => {
       this.#toolCallCount += 1;
-      return { id: call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`, name: call.name, input: call.input };
+      const id = call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`;
+      return { id, name: call.name, input: call.input, inputText: call.inputText ?? JSON.stringify(call.input) };
     });
     const usage = reply.usage ?? {
       inputTokens: Math.ceil(rawBody.length / 4),
