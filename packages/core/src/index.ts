@@ -123,6 +123,14 @@ export { eventTime } from "./run/eventTime.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
+export {
+  BoundedLineSplitter,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type LineHandlers,
+  MAX_MESSAGE_BYTES_ENV,
+  maxMessageBytes,
+  type OversizedLine,
+} from "./stream/BoundedLineSplitter.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {
   parseQualifiedName,
