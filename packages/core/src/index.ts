@@ -45,6 +45,13 @@ export {
   StdioServerEntrySchema,
 } from "./mcpConfig/McpConfigSchema.js";
 export {
+  configSecrets,
+  describeEndpoint,
+  scrubText,
+  scrubValue,
+  secretValues,
+} from "./mcpConfig/secretValues.js";
+export {
   chooseModel,
   MODEL_PROVIDERS,
   type ModelChoice,
