@@ -30,13 +30,28 @@ describe("tool arguments over the limits", () => {
     const validated = await ws.flow(["validate", "prd.json"]);
     expect(validated.code).toBe(1);
     expect(validated.stdout + validated.stderr).toMatch(
-      /\$\.userStories\[0\]\.calls\.step1\[0\]\.args\.deep(\.a)+: nested deeper than 64 levels/,
+      /\$\.userStories\[0\]\.calls\.step1\[0\]\.args\.deep(\.a)+: nested deeper than 100 levels \(the limit of a PRD\)/,
     );
     const run = await ws.flow(["run", "prd.json"]);
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).not.toContain("Maximum call stack");
-    expect(run.stdout + run.stderr).toContain("nested deeper than 64 levels");
+    expect(run.stdout + run.stderr).toContain("nested deeper than 100 levels");
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
+  });
+
+  it("flow validate names the JSON path of scripted args nested past their own limit of 64", async () => {
+    const ws = flowWorkspace();
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["everything"] },
+        calls: { step1: [{ tool: "everything__echo", args: { message: "x", deep: nested(80) } }] },
+      },
+    ]);
+    const validated = await ws.flow(["validate", "prd.json"]);
+    expect(validated.code).toBe(1);
+    expect(validated.stdout + validated.stderr).toMatch(
+      /\$\.userStories\[0\]\.calls\.step1\[0\]\.args\.deep(\.a)+: nested deeper than 64 levels/,
+    );
   });
 
   it("flow validate refuses scripted args over the size limit, naming their path", async () => {

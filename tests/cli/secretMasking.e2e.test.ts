@@ -76,4 +76,49 @@ describe("secrets of the MCP config", () => {
     }
     for (const folder of ["", "logs", "runs"]) expect(statSync(join(dir, ".flow", folder)).mode & 0o077).toBe(0);
   });
+
+  // Regression: masking happened only in server logs and flow diagnose, so a ${VAR} value a tool
+  // echoed in its error, or a verify command printed, reached events.ndjson, evidence, the snapshot,
+  // story memory, flow status (text and --json), flow run --json and prd.progress.md.
+  it("masks it in a tool's error and a verify command's output: in every file of the run and every output", async () => {
+    const { dir, env } = workspace();
+    const stories = testStories([
+      {
+        mcpTools: { step1: ["leaky"] },
+        calls: { step1: [{ tool: "leaky__login", args: {} }] },
+      },
+      {
+        mcpTools: { step1: ["leaky"] },
+        calls: { step1: [{ tool: "leaky__ok", args: {} }] },
+        verify: [
+          {
+            name: "prints the key",
+            run: [process.execPath, "-e", "console.log('key: ' + process.env.TEST_KEY); process.exit(1)"],
+          },
+        ],
+      },
+    ]);
+    writeFileSync(join(dir, "prd.json"), JSON.stringify({ project: "P", branchName: "b", userStories: stories }));
+    const flowEnv = { ...env, FLOW_AGENTS: FIXTURE_AGENTS };
+    const outputs: string[] = [];
+    const run = await runFlow(["run", "prd.json", "--json"], { cwd: dir, env: flowEnv });
+    outputs.push(run.stdout, run.stderr);
+    expect(run.stdout).toContain("login failed: key *** is not valid");
+    expect(run.stdout).toContain("key: ***");
+    for (const args of [["status"], ["status", "--json"]]) {
+      const status = await runFlow(args, { cwd: dir, env: flowEnv });
+      outputs.push(status.stdout, status.stderr);
+    }
+    for (const output of outputs) expect(output).not.toContain(KEY);
+    const files = filesUnder(dir);
+    expect(files.some((f) => f.endsWith("events.ndjson"))).toBe(true);
+    expect(files.some((f) => f.endsWith("prd.progress.md"))).toBe(true);
+    for (const file of files) expect(readFileSync(file, "utf8"), file).not.toContain(KEY);
+    for (const file of filesUnder(join(dir, ".flow"))) expect(statSync(file).mode & 0o077, file).toBe(0);
+    // Every folder meshflow made for the run is owner-only too (.flow/cache was 0755).
+    const folders = readdirSync(join(dir, ".flow"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(e.parentPath, e.name));
+    for (const folder of [join(dir, ".flow"), ...folders]) expect(statSync(folder).mode & 0o077, folder).toBe(0);
+  });
 });

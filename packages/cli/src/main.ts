@@ -17,7 +17,7 @@ import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
 import { registerServe } from "./register/serve.js";
-import { applyRedisCluster, EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import { applyMaxMessageBytes, applyRedisCluster, EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
@@ -67,7 +67,10 @@ export function buildProgram(output: Output, setExit: (code: ExitCode) => void):
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.out(s), writeErr: (s) => output.err(s) })
-    .hook("preAction", (_program, action) => applyRedisCluster(action));
+    .hook("preAction", (_program, action) => {
+      applyRedisCluster(action);
+      applyMaxMessageBytes(action);
+    });
 
   for (const register of REGISTRARS) register(program, { output, setExit });
   const inherit = (command: CommandUnknownOpts): void => {

@@ -29,6 +29,7 @@ export {
   type JsonLimitProblem,
   MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,
+  MAX_PRD_DEPTH,
 } from "./json/checkJsonLimits.js";
 export { jsoncParser } from "./json/jsoncParser.js";
 export { formatJsonPath } from "./json/jsonPath.js";
@@ -51,6 +52,13 @@ export {
   type StdioServerConfig,
   StdioServerEntrySchema,
 } from "./mcpConfig/McpConfigSchema.js";
+export {
+  configSecrets,
+  describeEndpoint,
+  scrubText,
+  scrubValue,
+  secretValues,
+} from "./mcpConfig/secretValues.js";
 export { chooseHarness, type HarnessChoice, HarnessChoiceSchema } from "./model/HarnessName.js";
 export {
   chooseModel,
@@ -133,6 +141,14 @@ export { eventTime } from "./run/eventTime.js";
 export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
+export {
+  BoundedLineSplitter,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type LineHandlers,
+  MAX_MESSAGE_BYTES_ENV,
+  maxMessageBytes,
+  type OversizedLine,
+} from "./stream/BoundedLineSplitter.js";
 export { shorten, TURN_TEXT_CHARS } from "./text/shorten.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {

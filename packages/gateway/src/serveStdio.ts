@@ -1,4 +1,4 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { BoundedStdioServerTransport } from "@meshflow/mcp/server";
 import type { Gateway } from "./Gateway.js";
 import { type ServedConnection, serveOnInitialize } from "./serveOnInitialize.js";
 
@@ -12,7 +12,8 @@ export async function serveStdio(
   stdout: NodeJS.WritableStream = process.stdout,
 ): Promise<ServedConnection> {
   gateway.setServeInfo({ transport: "stdio", auth: "none" });
-  const transport = new StdioServerTransport(stdin as typeof process.stdin, stdout as typeof process.stdout);
+  // Bounded: one oversized request is that request's error, not the end of the server for every client.
+  const transport = new BoundedStdioServerTransport(stdin, stdout);
   const connection = await serveOnInitialize(transport, (params) => gateway.serverFor(params));
   // The stdio transport does not close itself when its input ends.
   stdin.once("end", () => void connection.close());

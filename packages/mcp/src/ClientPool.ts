@@ -1,10 +1,12 @@
 import {
+  configSecrets,
   didYouMean,
   type ErrorCode,
   isMeshflowError,
   type McpServerConfig,
   MeshflowError,
   parseQualifiedName,
+  scrubValue,
   type ToolDescriptor,
   type ToolResult,
   toMeshflowError,
@@ -94,10 +96,17 @@ export class ClientPool {
   private readonly callTimeoutMs: number;
   /** Shared by every call without a signal or its own timeout: no options object per call. */
   private readonly defaultRequestOptions: { timeout: number };
+  /**
+   * The secret values of every configured server (env, headers, `${VAR}` expansions), longest first.
+   * Every result and error a call returns is masked with them here, where it enters meshflow, so no
+   * event, evidence, snapshot, memory, report or log downstream can hold one, whichever server echoed it.
+   */
+  readonly secrets: readonly string[];
 
   constructor(servers: ReadonlyMap<string, McpServerConfig>, options: ClientPoolOptions = {}) {
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.defaultRequestOptions = { timeout: this.callTimeoutMs };
+    this.secrets = configSecrets(servers.values());
     const settings = {
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       callTimeoutMs: this.callTimeoutMs,
@@ -255,10 +264,10 @@ export class ClientPool {
         : { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions);
-      return toToolResult(result);
+      return scrubValue(toToolResult(result), this.secrets);
     } catch (error) {
       const { code, message } = connection.callFailure(error, tool, options.signal, timeoutMs);
-      return refusal(code, message);
+      return refusal(code, scrubValue(message, this.secrets));
     }
   }
 

@@ -1,6 +1,7 @@
 // `@meshflow/mcp/server`: the building blocks of an MCP server that serves toolsets (the gateway of
 // `flow serve`): sessions, toolsets, served tools, the server-side call chain.
 
+export { BoundedStdioServerTransport } from "./server/BoundedStdioServerTransport.js";
 export {
   CLIENT_MODES,
   type ClientHello,

@@ -1,5 +1,12 @@
 import { readFileSync } from "node:fs";
-import { MeshflowError, type ModelResponse, writeFileAtomic } from "@meshflow/core";
+import {
+  checkJsonLimits,
+  digestOf,
+  MAX_ARGUMENT_DEPTH,
+  MeshflowError,
+  type ModelResponse,
+  writeFileAtomic,
+} from "@meshflow/core";
 import { z } from "zod";
 import type { ChatModel, ChatRequest, TurnRef } from "./ChatModel.js";
 
@@ -12,7 +19,17 @@ export interface CassetteTurn {
   model: string;
   requestDigest: string;
   response: ModelResponse;
+  /**
+   * `sha256:<hex>` of the response's canonical JSON, recorded with it: a replay checks it before the
+   * turn's calls run, so a response edited after recording is refused instead of acted on.
+   */
+  responseDigest: string;
   latencyMs: number;
+}
+
+/** The digest a cassette records for a response ({@link CassetteTurn.responseDigest}). */
+export function responseDigestOf(response: ModelResponse): string {
+  return digestOf(response);
 }
 
 const CassetteSchema = z.strictObject({
@@ -24,6 +41,8 @@ const CassetteSchema = z.strictObject({
       turn: z.number().int().positive(),
       model: z.string(),
       requestDigest: z.string(),
+      // Optional here so that a cassette from before digests gets the message below, not a schema error.
+      responseDigest: z.string().optional(),
       response: z.strictObject({
         text: z.string(),
         toolCalls: z.array(
@@ -79,7 +98,7 @@ export class Cassette {
         `${file}: $.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "not a cassette"} (expected {"cassette": 1, "turns": [...]})`,
       );
     }
-    return new Cassette(file, parsed.data.turns);
+    return new Cassette(file, checkedTurns(file, parsed.data.turns));
   }
 
   /** An empty cassette that will be written to `file`. */
@@ -121,6 +140,38 @@ export class Cassette {
   }
 }
 
+/** Deepest nesting a recorded response may have: a tool call's input at the argument limit, and its envelope. */
+const MAX_RESPONSE_DEPTH = MAX_ARGUMENT_DEPTH + 4;
+
+/**
+ * The turns of a loaded cassette, each with its response digest: a turn without one (a cassette
+ * recorded before meshflow recorded them) refuses the whole file, naming it and how to record it
+ * again, rather than replaying responses nothing vouches for. A response nested too deep is refused
+ * before its digest (a recursive walk) is ever computed.
+ */
+function checkedTurns(
+  file: string,
+  turns: ReadonlyArray<Omit<CassetteTurn, "responseDigest"> & { responseDigest?: string | undefined }>,
+): CassetteTurn[] {
+  return turns.map((t, i) => {
+    const where = `${file}: turn ${t.turn} of ${t.storyId} step ${t.step} ($.turns[${i}])`;
+    const tooDeep = checkJsonLimits(t.response, {
+      maxDepth: MAX_RESPONSE_DEPTH,
+      maxBytes: Number.POSITIVE_INFINITY,
+      prefix: ["turns", i, "response"],
+      limitOf: "a recorded response",
+    });
+    if (tooDeep) throw new MeshflowError("cassette_invalid", `${file}: ${tooDeep.path}: ${tooDeep.message}`);
+    if (t.responseDigest === undefined)
+      throw new MeshflowError(
+        "cassette_invalid",
+        `${where} has no responseDigest: the cassette was recorded before meshflow checked recorded responses; record it again with flow run --record ${file}`,
+        { details: { file } },
+      );
+    return { ...t, responseDigest: t.responseDigest };
+  });
+}
+
 /** Answers every turn from a cassette: no key, no network. A turn it lacks or whose request differs is `replay_mismatch`. */
 export class ReplayingChatModel implements ChatModel {
   readonly provider: string;
@@ -149,6 +200,12 @@ export class ReplayingChatModel implements ChatModel {
       throw new MeshflowError(
         "replay_mismatch",
         `${where}: the request differs from the one ${this.#cassette.file} recorded (the story, the specialist's instructions, the tools or an earlier turn changed; record again with --record)`,
+      );
+    // Before the loop sees the response, so none of its calls runs when it was edited after recording.
+    if (responseDigestOf(recorded.response) !== recorded.responseDigest)
+      throw new MeshflowError(
+        "replay_mismatch",
+        `${where}: the response ${this.#cassette.file} holds is not the one recorded (its responseDigest differs: the file was edited); none of its calls ran; record again with --record`,
       );
     return recorded.response;
   }
@@ -180,6 +237,7 @@ export class RecordingChatModel implements ChatModel {
       model: this.name,
       requestDigest: turn.requestDigest,
       response,
+      responseDigest: responseDigestOf(response),
       latencyMs: Math.round(performance.now() - started),
     });
     return response;

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolCall,
 } from "@ai-sdk/provider";
-import { MeshflowError, type ModelRef, type ModelResponse } from "@meshflow/core";
+import { checkJsonLimits, MeshflowError, type ModelRef, type ModelResponse } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
 import { withRetries } from "./internal/withRetries.js";
 
@@ -96,8 +96,13 @@ function parseInput(call: LanguageModelV3ToolCall): { input: Record<string, unkn
   } catch {
     return { input: {}, invalid: `the arguments are not JSON: ${call.input.slice(0, 200)}` };
   }
-  if (typeof value === "object" && value !== null && !Array.isArray(value))
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    // Here, before the turn is journaled, digested or recorded: each of those walks the input
+    // recursively, and arguments nested thousands deep would overflow the stack on the first.
+    const tooBig = checkJsonLimits(value);
+    if (tooBig) return { input: {}, invalid: `arguments at ${tooBig.path}: ${tooBig.message}` };
     return { input: value as Record<string, unknown> };
+  }
   return { input: {}, invalid: `the arguments are not a JSON object: ${call.input.slice(0, 200)}` };
 }
 

@@ -1,5 +1,11 @@
 export { AiSdkChatModel, languageModel, type ProviderSettings, toPrompt, toTools } from "./aiSdkModel.js";
-export { Cassette, type CassetteTurn, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
+export {
+  Cassette,
+  type CassetteTurn,
+  RecordingChatModel,
+  ReplayingChatModel,
+  responseDigestOf,
+} from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
 export { safeToolNames } from "./internal/toolNames.js";

@@ -42,5 +42,10 @@ export interface ToolPlane {
   /** Resolves a name to a tool of `tools`; throws `tool_not_found` / `tool_ambiguous` with candidates. */
   resolve(name: string, tools: readonly ToolDescriptor[], specialist: string): ToolResolution;
   readonly executor: Executor;
+  /**
+   * Masks the MCP config's secret values in text that enters the run from outside the tool calls
+   * (verify commands' output). Optional: a plane without secrets leaves text as it is.
+   */
+  mask?(text: string): string;
   close(): Promise<void>;
 }

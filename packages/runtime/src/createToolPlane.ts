@@ -1,5 +1,5 @@
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
-import { MeshflowError } from "@meshflow/core";
+import { configSecrets, MeshflowError, scrubText } from "@meshflow/core";
 import type { ClientPool, ClientPoolOptions, EventSink, Guard, MetricsCollector, ToolHandler } from "@meshflow/mcp";
 import { type Executor, InlineExecutor } from "@meshflow/mcp";
 import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
@@ -86,8 +86,10 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
   const chain: ToolHandler = async (name, args, ctx) => (await load()).chain(name, args, ctx);
   const executor = options.executor ? options.executor(chain) : new InlineExecutor(chain);
 
+  const secrets = configSecrets(options.mcpConfig.servers.values());
   return {
     servers: () => [...options.mcpConfig.servers.keys()],
+    mask: (text) => scrubText(text, secrets),
     async start(servers) {
       const known = servers.filter((s) => options.mcpConfig.servers.has(s));
       if (!known.length) return;

@@ -5,6 +5,7 @@ import {
   confirmDestructiveOption,
   executorOptions,
   flags,
+  maxMessageBytesOption,
   mcpConfigOption,
   modelOptions,
   type Registrar,
@@ -29,6 +30,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
           .addOption(routingOption())
           .addOption(agentsOption())
           .addOption(storeOption())
+          .addOption(maxMessageBytesOption())
           .addOption(skillsOption()),
       ),
     ),

@@ -7,6 +7,7 @@ import {
   confirmDestructiveOption,
   executorOptions,
   flags,
+  maxMessageBytesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -34,6 +35,7 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
           .addOption(routingOption())
           .addOption(agentsOption())
           .addOption(storeOption())
+          .addOption(maxMessageBytesOption())
           .addOption(skillsOption()),
       ),
     ),

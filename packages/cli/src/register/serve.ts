@@ -5,6 +5,7 @@ import {
   callsPerMinuteOption,
   EXIT_CODES_HELP,
   flags,
+  maxMessageBytesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -48,6 +49,7 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
     .addOption(routingOption())
     .addOption(agentsOption())
     .addOption(storeOption())
+    .addOption(maxMessageBytesOption())
     .addOption(skillsOption());
   modelOptions(serve)
     .addHelpText(

@@ -330,3 +330,54 @@ export function cassetteOptions<Args extends unknown[], Opts extends OptionValue
       ).conflicts("record"),
     );
 }
+
+/**
+ * The largest stdio message, the same as `DEFAULT_MAX_MESSAGE_BYTES` of `@meshflow/core` (kept here so
+ * registering commands loads no package).
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** Why a largest-message value is refused: the words `maxMessageBytes` of `@meshflow/core` uses too. */
+function maxMessageBytesArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new InvalidArgumentError(`must be a positive whole number of bytes, not "${value}"`);
+  return n;
+}
+
+/**
+ * `--max-message-bytes <bytes>` (env FLOW_MAX_MESSAGE_BYTES): the largest message read from a stdio
+ * MCP server (or, for `flow serve`, from its client); a larger one fails its call with `result_too_large`.
+ */
+export function maxMessageBytesOption() {
+  return new Option(
+    "--max-message-bytes <bytes>",
+    "largest message read over stdio from an MCP server (flow serve: from its client); a larger one fails its call with result_too_large",
+  )
+    .env("FLOW_MAX_MESSAGE_BYTES")
+    .argParser(maxMessageBytesArg)
+    .default(DEFAULT_MAX_MESSAGE_BYTES, "16777216 (16 MiB)");
+}
+
+/**
+ * Before a command's action: its `--max-message-bytes` becomes `FLOW_MAX_MESSAGE_BYTES`, which every
+ * stdio reader of the process (each server connection of each pool, `flow serve`'s own stdin) reads.
+ * A command without the option still refuses a malformed `FLOW_MAX_MESSAGE_BYTES` (exit 2).
+ */
+export function applyMaxMessageBytes(command: CommandUnknownOpts): void {
+  const value = command.getOptionValue("maxMessageBytes");
+  if (typeof value === "number") {
+    process.env.FLOW_MAX_MESSAGE_BYTES = String(value);
+    return;
+  }
+  const raw = process.env.FLOW_MAX_MESSAGE_BYTES;
+  if (raw === undefined || raw === "") return;
+  try {
+    maxMessageBytesArg(raw);
+  } catch (error) {
+    command.error(`flow: FLOW_MAX_MESSAGE_BYTES ${(error as Error).message}`, {
+      exitCode: 2,
+      code: "flow.maxMessageBytes",
+    });
+  }
+}

@@ -5,6 +5,7 @@ import {
   callsPerMinuteOption,
   EXIT_CODES_HELP,
   flags,
+  maxMessageBytesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -50,6 +51,7 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     .addOption(agentsOption())
     .addOption(skillsOption())
     .addOption(storeOption())
+    .addOption(maxMessageBytesOption())
     .addOption(
       new Option(
         "--workdir <dir>",

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   "connect_timeout",
   "call_timeout",
   "tool_error",
+  // a message from a server (or a client of flow serve) larger than the stdio limit
+  "result_too_large",
   // middleware refusals
   "guard_locked",
   "rate_limit_exceeded",
@@ -23,6 +25,8 @@ export const ERROR_CODES = [
   "confirmation_invalid",
   "confirmation_declined",
   "invalid_arguments",
+  // a regular expression given to a tool that is not one (or over its size limit)
+  "invalid_pattern",
   // the gateway MCP server
   "toolset_unknown",
   "toolset_config_invalid",

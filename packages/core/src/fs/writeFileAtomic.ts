@@ -38,7 +38,8 @@ export type ContentWriter = (write: (data: string | Uint8Array) => void) => void
 const tempName = (file: string, pid: number, n: number) => `.${basename(file)}.${pid}.${n}.tmp`;
 
 /**
- * Replaces a file's content atomically: a temp file in the same folder (created with its parents), then
+ * Replaces a file's content atomically: a temp file in the same folder (created with its parents,
+ * owner-only when `mode` is), then
  * rename. A reader, or a crash at any moment, sees the old content or the new, never half of it; a
  * failed write or rename leaves no temp file behind. Returns false when `beforeRename` said no. `data`
  * may be given as parts, written one after the other (a large file is then never one string), or as a

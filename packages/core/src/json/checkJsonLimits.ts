@@ -4,6 +4,11 @@ import { formatJsonPath } from "./jsonPath.js";
 export const MAX_ARGUMENT_DEPTH = 64;
 /** Largest tool arguments allowed, in bytes of their JSON text. */
 export const MAX_ARGUMENT_BYTES = 1_048_576;
+/**
+ * Deepest nesting of objects and arrays allowed in a PRD, counted from its root: room for scripted
+ * arguments at their own limit (`$.userStories[i].calls.stepN[j].args` is 6 levels down).
+ */
+export const MAX_PRD_DEPTH = 100;
 
 /** What {@link checkJsonLimits} found: where, and a message naming the limit. */
 export interface JsonLimitProblem {
@@ -22,11 +27,19 @@ export interface JsonLimitProblem {
  */
 export function checkJsonLimits(
   value: unknown,
-  options: { maxDepth?: number; maxBytes?: number; prefix?: readonly PropertyKey[] } = {},
+  options: {
+    maxDepth?: number;
+    /** `Infinity` skips the size check (and the serialisation it needs). */
+    maxBytes?: number;
+    prefix?: readonly PropertyKey[];
+    /** What the limits are of, for the message (default "tool arguments"). */
+    limitOf?: string;
+  } = {},
 ): JsonLimitProblem | undefined {
   const maxDepth = options.maxDepth ?? MAX_ARGUMENT_DEPTH;
   const maxBytes = options.maxBytes ?? MAX_ARGUMENT_BYTES;
   const prefix = options.prefix ?? [];
+  const limitOf = options.limitOf ?? "tool arguments";
   // Depths only: a value within the limits (every call's arguments) costs no path. The path of the
   // value too deep is found by a second walk in the same order, only when there is one.
   const values: unknown[] = [value];
@@ -38,19 +51,20 @@ export function checkJsonLimits(
     if (depth >= maxDepth)
       return {
         path: formatJsonPath([...prefix, ...(firstPathAt(value, maxDepth) ?? [])]),
-        message: `nested deeper than ${maxDepth} levels (the limit of tool arguments)`,
+        message: `nested deeper than ${maxDepth} levels (the limit of ${limitOf})`,
       };
     for (const child of Array.isArray(item) ? item : Object.values(item)) {
       values.push(child);
       depths.push(depth + 1);
     }
   }
+  if (maxBytes === Number.POSITIVE_INFINITY) return undefined;
   // Within the depth limit, serialising is safe.
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
   if (bytes > maxBytes)
     return {
       path: formatJsonPath(prefix),
-      message: `${bytes} bytes of JSON, more than ${maxBytes} (the limit of tool arguments)`,
+      message: `${bytes} bytes of JSON, more than ${maxBytes} (the limit of ${limitOf})`,
     };
   return undefined;
 }

@@ -52,7 +52,12 @@ export function parseJsonText(text: string): JsonParseResult {
   } catch (error) {
     const errors: ParseError[] = [];
     const { parse: parseJsonc, printParseErrorCode } = jsoncParser();
-    parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+    try {
+      parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+    } catch {
+      // jsonc-parser recurses: text nested thousands deep overflows it. V8's own message says where.
+      errors.length = 0;
+    }
     const first = errors[0];
     if (first) {
       const code = printParseErrorCode(first.error);

@@ -1,5 +1,5 @@
 import { isAbsolute, normalize } from "node:path";
-import { checkJsonLimits } from "../json/checkJsonLimits.js";
+import { checkJsonLimits, MAX_PRD_DEPTH } from "../json/checkJsonLimits.js";
 import { formatJsonPath } from "../json/jsonPath.js";
 import { hasErrors, type Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
@@ -52,6 +52,23 @@ function checkStepKeys(
     }
   }
   return problems;
+}
+
+/**
+ * A PRD value nested deeper than {@link MAX_PRD_DEPTH} (counted from the PRD's root, `depthAbove`
+ * levels above `value`), as an error at its JSON path. Checked before the schema or anything else
+ * walks the value: the run's digests and copies recurse, and a story thousands deep overflowed the stack.
+ */
+function depthProblem(value: unknown, file: string, prefix: readonly PropertyKey[]): Problem | undefined {
+  const found = checkJsonLimits(value, {
+    maxDepth: MAX_PRD_DEPTH - prefix.length,
+    maxBytes: Number.POSITIVE_INFINITY,
+    prefix,
+    limitOf: "a PRD",
+  });
+  if (!found) return undefined;
+  const message = found.message.replace(/\d+ levels/, `${MAX_PRD_DEPTH} levels`);
+  return { file, path: found.path, message, severity: "error" };
 }
 
 /** Scripted `args` nested too deep or too large: refused here, before a run would choke on them. */
@@ -184,6 +201,11 @@ export class StoryChecker {
           severity: "error",
         });
     }
+    const tooDeep = depthProblem(raw, file, ["userStories", index]);
+    if (tooDeep) {
+      this.problems.push(tooDeep);
+      return undefined;
+    }
     const story = StorySchema.safeParse(raw, { error: plainErrorMap });
     if (!story.success) {
       this.problems.push(...zodProblems(file, story.error.issues, ["userStories", index]));
@@ -228,9 +250,10 @@ export type PrdHead = { [K in keyof Prd as K extends "userStories" ? never : K]:
  */
 export function validatePrdHead(data: unknown, file: string): { head: PrdHead | undefined; problems: Problem[] } {
   const stories = typeof data === "object" && data !== null && Array.isArray((data as Prd).userStories);
-  const parsed = PrdSchema.safeParse(stories ? { ...(data as object), userStories: [] } : data, {
-    error: plainErrorMap,
-  });
+  const own = stories ? { ...(data as object), userStories: [] } : data;
+  const tooDeep = depthProblem(own, file, []);
+  if (tooDeep) return { head: undefined, problems: [tooDeep] };
+  const parsed = PrdSchema.safeParse(own, { error: plainErrorMap });
   if (!parsed.success) return { head: undefined, problems: zodProblems(file, parsed.error.issues) };
   const { userStories: _none, ...head } = parsed.data;
   return { head, problems: [] };

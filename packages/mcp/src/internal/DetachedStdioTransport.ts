@@ -4,6 +4,7 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { JsonRpcLineReader } from "./JsonRpcLineReader.js";
+import { NoiseLog, OversizedMessageError, tooLargeResponse } from "./oversized.js";
 import { takePrestarted } from "./prestartedServers.js";
 import {
   type DetachedStdioParameters,
@@ -27,7 +28,20 @@ export class DetachedStdioTransport implements Transport {
   /** The server's stderr, available before {@link start} so no early line is lost. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
-  private readonly buffer = new JsonRpcLineReader();
+  private readonly noise = new NoiseLog((error) => this.onerror?.(error));
+  private readonly buffer = new JsonRpcLineReader({
+    onMessage: (message) => this.onmessage?.(message),
+    onOversized: (oversized) => {
+      // The call it answers fails alone and the stream resyncs on the next line. Without an id the
+      // answer cannot be matched to its call: the server is restarted so no call waits forever.
+      if (oversized.id !== undefined) this.onmessage?.(tooLargeResponse(oversized.id, oversized));
+      else {
+        this.onerror?.(new OversizedMessageError(oversized));
+        void this.close();
+      }
+    },
+    onNoise: (line, error) => this.noise.line(line, error),
+  });
   private readonly params: DetachedStdioParameters;
   private spawned: number | undefined;
 
@@ -69,24 +83,9 @@ export class DetachedStdioTransport implements Transport {
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
-      child.stdout?.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        this.drainBuffer();
-      });
+      child.stdout?.on("data", (chunk: Buffer) => this.buffer.push(chunk));
       child.stderr?.pipe(this.stderr);
     });
-  }
-
-  private drainBuffer(): void {
-    for (;;) {
-      try {
-        const message = this.buffer.readMessage();
-        if (message === null) return;
-        this.onmessage?.(message);
-      } catch (error) {
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
   }
 
   async close(): Promise<void> {
@@ -97,6 +96,7 @@ export class DetachedStdioTransport implements Transport {
     killGroup(this.spawned, "SIGKILL");
     untrackGroup(this.spawned);
     this.buffer.clear();
+    this.noise.finish();
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -1,4 +1,4 @@
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { BoundedLineSplitter, maxMessageBytes, type OversizedLine } from "@meshflow/core";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -25,40 +25,88 @@ export function parseJsonRpcLine(line: string): JSONRPCMessage {
   return JSONRPCMessageSchema.parse(value);
 }
 
+/** An oversized message: its size, the limit, and its JSON-RPC id when its first or last bytes say it. */
+export interface OversizedMessage {
+  bytes: number;
+  limit: number;
+  id?: string | number;
+}
+
+/** What a {@link JsonRpcLineReader} hands on. */
+export interface JsonRpcHandlers {
+  onMessage(message: JSONRPCMessage): void;
+  /** A message over the limit, dropped without being held in memory; the stream goes on with the next one. */
+  onOversized(message: OversizedMessage): void;
+  /** A line that is not a JSON-RPC message (a server's stray output); `error` says why. */
+  onNoise(line: string, error: Error): void;
+}
+
+// The SDK writes `{"result":…,"jsonrpc":"2.0","id":7}` (id last); others write it first.
+const ID_FIRST = /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
+const ID_LAST = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
+/** The id of a JSON-RPC message from the edges of its text, or undefined when they do not say it. */
+function idAtEdges(line: OversizedLine): string | number | undefined {
+  const found = ID_FIRST.exec(line.head.toString("utf8")) ?? ID_LAST.exec(line.tail.toString("utf8"));
+  if (!found?.[1]) return undefined;
+  try {
+    const id: unknown = JSON.parse(found[1]);
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Longest part of a noise line handed on: enough to see what it is. */
+const NOISE_TEXT = 500;
+
 /**
- * Buffers a stdio stream into JSON-RPC messages, one per line, as the SDK's `ReadBuffer` does (the
- * same size limit), with responses taken without the whole-message schema check ({@link parseJsonRpcLine}).
+ * Reads a stdio stream as newline-delimited JSON-RPC messages, each at most `maxMessageBytes`
+ * (default {@link maxMessageBytes}: `FLOW_MAX_MESSAGE_BYTES`, else 16 MiB). Unlike the SDK's
+ * `ReadBuffer`, it never throws: a message over the limit and a line that is not JSON-RPC are
+ * reported to their handlers and the stream goes on, so one bad message costs one call, not the process.
  */
 export class JsonRpcLineReader {
-  #buffer: Buffer | undefined;
-  readonly #maxBufferSize: number;
+  readonly #splitter: BoundedLineSplitter;
+  readonly #handlers: JsonRpcHandlers;
 
-  constructor(maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
-    this.#maxBufferSize = maxBufferSize;
+  constructor(handlers: JsonRpcHandlers, maxBytes: number = maxMessageBytes()) {
+    this.#handlers = handlers;
+    this.#splitter = new BoundedLineSplitter(maxBytes, {
+      onLine: (line) => this.#line(line),
+      onOversized: (line) => {
+        const id = idAtEdges(line);
+        handlers.onOversized({ bytes: line.bytes, limit: maxBytes, ...(id !== undefined ? { id } : {}) });
+      },
+    });
   }
 
-  append(chunk: Buffer): void {
-    const size = (this.#buffer?.length ?? 0) + chunk.length;
-    if (size > this.#maxBufferSize) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBufferSize} bytes`);
+  /** The largest message taken, in bytes. */
+  get maxMessageBytes(): number {
+    return this.#splitter.maxLineBytes;
+  }
+
+  /** Takes the next bytes of the stream; handlers are called for every line they complete. */
+  push(chunk: Buffer): void {
+    this.#splitter.push(chunk);
+  }
+
+  #line(bytes: Buffer): void {
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    const line = bytes.toString("utf8", 0, end);
+    if (!line.trim()) return;
+    let message: JSONRPCMessage;
+    try {
+      message = parseJsonRpcLine(line);
+    } catch (error) {
+      this.#handlers.onNoise(line.slice(0, NOISE_TEXT), error instanceof Error ? error : new Error(String(error)));
+      return;
     }
-    this.#buffer = this.#buffer?.length ? Buffer.concat([this.#buffer, chunk]) : chunk;
+    this.#handlers.onMessage(message);
   }
 
-  /** The next whole message, or null until a whole line has arrived. Throws for a line that is not one. */
-  readMessage(): JSONRPCMessage | null {
-    const buffer = this.#buffer;
-    if (!buffer) return null;
-    const index = buffer.indexOf(10);
-    if (index === -1) return null;
-    const end = index > 0 && buffer[index - 1] === 13 ? index - 1 : index;
-    const line = buffer.toString("utf8", 0, end);
-    this.#buffer = index + 1 < buffer.length ? buffer.subarray(index + 1) : undefined;
-    return parseJsonRpcLine(line);
-  }
-
+  /** Forgets a partial message (the stream was closed). */
   clear(): void {
-    this.#buffer = undefined;
+    this.#splitter.clear();
   }
 }

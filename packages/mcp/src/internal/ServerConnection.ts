@@ -5,6 +5,8 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { toDescriptor } from "./convert.js";
 import { createTransport, killIfAlive } from "./createTransport.js";
 import { callFailure, connectFailure, type FailureContext, listFailure } from "./failures.js";
+import type { OversizedMessage } from "./JsonRpcLineReader.js";
+import { OversizedMessageError } from "./oversized.js";
 import { ServerLog } from "./ServerLog.js";
 import { describeEndpoint, secretValues } from "./secrets.js";
 
@@ -59,6 +61,8 @@ export class ServerConnection {
   private tools: ToolDescriptor[] | undefined;
   private listing: Promise<ToolDescriptor[]> | undefined;
   private generation = 0;
+  /** A message over the limit that named no call closed the current process (its calls fail with it). */
+  private oversized: OversizedMessage | undefined;
 
   constructor(
     readonly config: McpServerConfig,
@@ -102,6 +106,7 @@ export class ServerConnection {
     this.state = "connecting";
     // The tail describes the current process: a new attempt starts a new one.
     this.log.restart();
+    this.oversized = undefined;
     const client = new Client(this.settings.clientInfo, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.invalidateTools();
@@ -109,7 +114,10 @@ export class ServerConnection {
     });
     client.onclose = () => this.closed(client);
     // Transport errors also reach the pending requests; the client logs the rest to the server's log.
-    client.onerror = (error) => this.log.note(`transport error: ${error.message}`);
+    client.onerror = (error) => {
+      if (error instanceof OversizedMessageError) this.oversized = error.oversized;
+      this.log.note(`transport error: ${error.message}`);
+    };
     try {
       const transport = await this.transport();
       await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
@@ -185,6 +193,7 @@ export class ServerConnection {
       secrets: this.secrets,
       tail: this.stderrTail(),
       closedByPool: this.isClosed(),
+      oversized: this.oversized,
     };
   }
 

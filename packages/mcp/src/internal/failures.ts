@@ -1,6 +1,8 @@
 import { type ErrorCode, MeshflowError } from "@meshflow/core";
 import { McpError, ErrorCode as RpcCode } from "@modelcontextprotocol/sdk/types.js";
 import { errorText, indent } from "./errorText.js";
+import type { OversizedMessage } from "./JsonRpcLineReader.js";
+import { isTooLargeData, LIMIT_SETTING } from "./oversized.js";
 import { scrubText } from "./secrets.js";
 
 /** What a failure message says about the server it happened on. */
@@ -13,6 +15,8 @@ export interface FailureContext {
   tail: string;
   /** True when the pool itself closed the connection. */
   closedByPool: boolean;
+  /** Set when the connection was closed for a message over the limit that named no request. */
+  oversized?: OversizedMessage | undefined;
 }
 
 const isRpc = (error: unknown, code: RpcCode) => error instanceof McpError && error.code === code;
@@ -65,6 +69,16 @@ export function callFailure(
   if (signal?.aborted) return result("aborted", `${at}: the call was aborted`);
   if (isRpc(error, RpcCode.RequestTimeout))
     return result("call_timeout", `${at}: no answer within ${timeoutMs} ms (the call was cancelled)`);
+  if (error instanceof McpError && isTooLargeData(error.data))
+    return result(
+      "result_too_large",
+      `${at}: the answer is ${error.data.bytes} bytes, more than the limit of ${error.data.limit} (${LIMIT_SETTING}); this call failed, the server goes on`,
+    );
+  if (isRpc(error, RpcCode.ConnectionClosed) && ctx.oversized)
+    return result(
+      "result_too_large",
+      `${at}: the server sent a message of ${ctx.oversized.bytes} bytes, more than the limit of ${ctx.oversized.limit} (${LIMIT_SETTING}), that named no call; the server was restarted`,
+    );
   if (isRpc(error, RpcCode.ConnectionClosed))
     return ctx.closedByPool
       ? result("aborted", `${at}: the client pool was closed during the call`)

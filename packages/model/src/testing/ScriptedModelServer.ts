@@ -243,10 +243,12 @@ export class ScriptedModelServer {
     const text = reply.text ?? "";
     const toolCalls = (reply.toolCalls ?? []).map((call) => {
       this.#toolCallCount += 1;
+      const id = call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`;
       return {
-        id: call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`,
+        id,
         name: call.name,
         input: call.input,
+        inputText: call.inputText ?? JSON.stringify(call.input),
         ...(call.namespace ? { namespace: call.namespace } : {}),
       };
     });

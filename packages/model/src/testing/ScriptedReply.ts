@@ -7,6 +7,12 @@ export interface ScriptedToolCall {
   id?: string;
   /** The Responses API's tool namespace the name belongs to (Codex offers MCP tools as `mcp__<server>`). */
   namespace?: string;
+  /**
+   * The arguments' JSON text exactly as sent, instead of `JSON.stringify(input)`: for arguments no
+   * serializer can produce (nested thousands deep) or that are not JSON at all. The Anthropic
+   * non-streaming reply carries `input` as an object and ignores it.
+   */
+  inputText?: string;
 }
 
 /** Token usage the scripted model reports. */
@@ -26,6 +32,7 @@ export type ScriptedHandler = (request: ReceivedRequest, index: number) => Scrip
 /** A successful reply with every default filled in, as the wire formats render it. */
 export interface ResolvedReply {
   text: string;
-  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown>; namespace?: string }>;
+  /** `inputText` is the arguments' JSON text as the wire formats send it. */
+  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown>; inputText: string; namespace?: string }>;
   usage: ScriptedUsage;
 }

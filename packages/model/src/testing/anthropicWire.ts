@@ -87,7 +87,7 @@ export const anthropicWire: WireFormat = {
         index,
         content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
       });
-      for (const partial_json of splitPieces(JSON.stringify(call.input))) {
+      for (const partial_json of splitPieces(call.inputText)) {
         event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } });
       }
       event({ type: "content_block_stop", index });

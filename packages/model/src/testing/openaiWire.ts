@@ -86,7 +86,7 @@ export const openaiWire: WireFormat = {
                   tool_calls: reply.toolCalls.map((call) => ({
                     id: call.id,
                     type: "function",
-                    function: { name: call.name, arguments: JSON.stringify(call.input) },
+                    function: { name: call.name, arguments: call.inputText },
                   })),
                 }
               : {}),
@@ -112,7 +112,7 @@ export const openaiWire: WireFormat = {
       frames.push(
         chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
       );
-      for (const piece of splitPieces(JSON.stringify(call.input))) {
+      for (const piece of splitPieces(call.inputText)) {
         frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
       }
     });

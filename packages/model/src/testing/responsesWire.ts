@@ -164,7 +164,7 @@ function outputItems(reply: ResolvedReply, context: ReplyContext): OutputItem[] 
       call_id: call.id,
       name: call.name,
       ...(call.namespace ? { namespace: call.namespace } : {}),
-      arguments: JSON.stringify(call.input),
+      arguments: call.inputText,
       status: "completed",
     });
   return items;

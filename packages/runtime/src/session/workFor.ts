@@ -1,4 +1,4 @@
-import { runVerify } from "../gate/runVerify.js";
+import { type GateResult, runVerify } from "../gate/runVerify.js";
 import { reusableVerifies } from "../internal/verifiedCommands.js";
 import type { ChiefContext, ChiefEvent } from "../machine/chiefAnalyst.js";
 import { hookedStep } from "../workflow/StoryHooks.js";
@@ -72,8 +72,25 @@ export function storyWork(
         state.controller.signal,
         // Commands a step already ran and passed, with nothing written since, are not run again.
         reusableVerifies(cursor.steps),
-      ).then((gate) => ({ type: "GATE_DONE", gate }));
+      ).then((gate) => ({ type: "GATE_DONE", gate: maskGate(gate, state.deps.plane.mask) }));
     case "concluding":
       return concludeStory(state, cursor);
   }
+}
+
+/**
+ * The gate's result with the MCP config's secrets masked in the commands' output, where that output
+ * enters the run: the summary and tails go on to events, evidence, memory, the progress log and reports.
+ */
+function maskGate(gate: GateResult, mask: ((text: string) => string) | undefined): GateResult {
+  if (!mask) return gate;
+  return {
+    ...gate,
+    summary: mask(gate.summary),
+    results: gate.results.map((r) => ({
+      ...r,
+      tail: mask(r.tail),
+      ...(r.error !== undefined ? { error: mask(r.error) } : {}),
+    })),
+  };
 }
