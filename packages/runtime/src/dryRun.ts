@@ -7,6 +7,9 @@ import {
   toMeshflowError,
 } from "@meshflow/core";
 import { modelTask } from "./internal/stepModel.js";
+
+/** The tools a model or harness finishes a step with, offered beside the repertoire. */
+const FINISHING_TOOL_NAMES = ["step_pass", "step_fail", "step_block"] as const;
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
@@ -40,6 +43,8 @@ export interface DryRunStep {
   blocked?: string;
   /** The step's model and the size of its first request (later turns add the conversation). */
   model?: ModelRequestSize & { name: string };
+  /** The coding agent that would work the step, and the tools its step server would offer it. */
+  harness?: { name: string; tools: string[] };
 }
 
 /** The dry run of a PRD: every story step and scripted call, resolved, nothing called. */
@@ -114,17 +119,18 @@ export async function dryRun(
         const blocked = unusable.length
           ? unusable.map((f) => `MCP server "${f.server}" is unusable (${f.code}): ${f.message}`).join("; ")
           : undefined;
+        const harness = deps.models?.harnessFor?.(planned.harness ?? {}, name);
         const plan = blocked
           ? "blocked"
           : specialist?.think
             ? "code"
-            : planned.model
+            : planned.model || harness
               ? "model"
               : scripted.length
                 ? "scripted"
                 : "blocked";
         const model =
-          planned.model && deps.models && specialist
+          planned.model && !harness && deps.models && specialist
             ? {
                 name: planned.model,
                 ...deps.models.get(planned.model).size(
@@ -149,6 +155,9 @@ export async function dryRun(
           calls,
           ...(blocked ? { blocked } : {}),
           ...(model ? { model } : {}),
+          ...(harness
+            ? { harness: { name: harness, tools: [...repertoire.map((t) => t.qualifiedName), ...FINISHING_TOOL_NAMES] } }
+            : {}),
         });
       }
       stories.push({ id: planned.story.id, skipped: planned.skipped, steps });

@@ -1,4 +1,4 @@
-import { hasErrors, loadMcpConfig, loadPrdFile, type Plan, planPrd } from "@meshflow/core";
+import { chooseHarness, hasErrors, loadMcpConfig, loadPrdFile, type Plan, planPrd } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
@@ -17,9 +17,14 @@ export interface PlanOptions {
   agents?: string[] | string;
   /** The skills folder (`--skills`); default `./skills` merged over the built-in skills. */
   skills?: string;
+  /** `--harness`: every step worked by this coding agent. */
+  harness?: string;
 }
 
-function printStepTools(output: Output, tools: StepTools | undefined): void {
+/** The tools a harness is served beside the repertoire: the finishing tools. */
+const FINISHING_TOOLS = ["step_pass", "step_fail", "step_block"];
+
+function printStepTools(output: Output, tools: StepTools | undefined, harness: string | undefined): void {
   if (!tools) return;
   const indent = " ".repeat(8);
   const leftOut = tools.leftOut.length
@@ -29,6 +34,7 @@ function printStepTools(output: Output, tools: StepTools | undefined): void {
     `${indent}${plural(tools.count, "tool")} in its repertoire, ${tools.schemaBytes.toLocaleString("en-US")} bytes of tool schemas${leftOut}`,
   );
   if (tools.names.length) output.out(`${indent}${tools.names.join(", ")}`);
+  if (harness) output.out(`${indent}served to ${harness}: ${[...tools.names, ...FINISHING_TOOLS].join(", ")}`);
 }
 
 function printPlan(
@@ -45,8 +51,8 @@ function printPlan(
     for (const step of story.steps) {
       const who = (step.specialist ?? "(no specialist)").padEnd(18);
       const servers = step.servers.length ? step.servers.join(", ") : "(no MCP servers)";
-      output.out(`  step ${String(step.step).padEnd(3)} ${who} ${servers}`);
-      printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)));
+      output.out(`  step ${String(step.step).padEnd(3)} ${who} ${servers}${step.harness ? `  harness ${step.harness}` : ""}`);
+      printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)), step.harness);
     }
   }
   const toRun = plan.stories.filter((s) => !s.skipped);
@@ -71,6 +77,16 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const plan = planPrd(loaded.prd, { file, routing, mcpConfig });
   plan.problems.unshift(...loaded.problems);
+  if (options.harness) (await import("@meshflow/harness")).harnessAdapter(options.harness);
+  const prd = loaded.prd;
+  plan.stories.forEach((story) => {
+    const own = prd.userStories[story.index]?.harness;
+    for (const step of story.steps) {
+      const harness =
+        step.specialist && chooseHarness({ override: options.harness, story: own, prd: prd.harness }, step.specialist);
+      if (harness) step.harness = harness;
+    }
+  });
   let discovery: PlanDiscovery | undefined;
   if (options.discover) {
     discovery = await discoverPlanTools(file, plan, mcpConfig, options);

@@ -46,9 +46,7 @@ async function dryRunCommand(file: string, options: RunCommandOptions, parts: Ru
             : step.plan === "scripted"
               ? "scripted calls"
               : step.plan === "model"
-                ? step.calls.length
-                  ? "the story's scripted calls, then the model"
-                  : "the model"
+                ? `${step.calls.length ? "the story's scripted calls, then " : ""}${step.harness ? `the harness ${step.harness.name}` : "the model"}`
                 : `BLOCKED: ${step.blocked ?? "no plan, no calls, no model"}`;
         output.out(
           `  step ${step.step} → ${step.specialist} (${step.tools} tools from ${step.servers.join(", ") || "no servers"}): ${plan}`,
@@ -57,6 +55,8 @@ async function dryRunCommand(file: string, options: RunCommandOptions, parts: Ru
           output.out(
             `    model ${step.model.name}: first request ${step.model.promptBytes} bytes of prompt + ${step.model.toolBytes} bytes of ${step.model.tools} tool definitions`,
           );
+        if (step.harness)
+          output.out(`    harness ${step.harness.name} is served: ${step.harness.tools.join(", ")}`);
         for (const call of step.calls)
           output.out(
             call.refused

@@ -20,6 +20,10 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
       "--discover",
       "start the steps' MCP servers: each step's repertoire (its specialist's tools after skills and enrichers: count, names, schema bytes) and how many tools were left out",
     )
+    .option(
+      "--harness <name>",
+      "show the steps as `flow run --harness <name>` would work them (claude-code, opencode, codex); else the story's harness, the PRD's",
+    )
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())

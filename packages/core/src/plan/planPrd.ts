@@ -12,6 +12,8 @@ export interface PlanStep {
   /** The specialist the routing table names, or null when the step is unroutable. */
   specialist: string | null;
   servers: string[];
+  /** The coding agent that would work the step (`--harness`, the story's or the PRD's `harness`), if any. */
+  harness?: string;
 }
 
 /** One story of the preflight, in run order. */
