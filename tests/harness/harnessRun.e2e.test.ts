@@ -11,6 +11,7 @@ import {
   harnessFlags,
   harnessOwnTools,
   harnessWorkspace,
+  helloStory,
   KEY,
   offeredStepTools,
   turnRequests,
@@ -30,27 +31,6 @@ afterEach(async () => {
 });
 
 const HARNESSES: HarnessName[] = ["claude-code", "opencode", "codex"];
-
-/** A story for the development agent (step 7) on the filesystem server; its gate checks hello.txt. */
-export function helloStory(files: string, expected = "hello\n") {
-  return {
-    title: "Say hello",
-    description: "As a user I want a hello file.",
-    acceptanceCriteria: ["files/hello.txt contains hello"],
-    mavenSteps: [7],
-    mcpTools: { step7: ["filesystem"] },
-    verify: [
-      {
-        name: "hello",
-        run: [
-          process.execPath,
-          "-e",
-          `process.exit(require("fs").readFileSync(${JSON.stringify(join(files, "hello.txt"))}, "utf8") === ${JSON.stringify(expected)} ? 0 : 1)`,
-        ],
-      },
-    ],
-  };
-}
 
 describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
   "a harness works a step through meshflow's tools",

@@ -145,3 +145,24 @@ export async function harnessWorkspace(
 export function harnessFlags(harness: HarnessName): string[] {
   return ["--harness", harness, "--model", HARNESS_MODELS[harness]];
 }
+
+/** A story for the development agent (step 7) on the filesystem server; its gate checks hello.txt. */
+export function helloStory(files: string, expected = "hello\n") {
+  return {
+    title: "Say hello",
+    description: "As a user I want a hello file.",
+    acceptanceCriteria: ["files/hello.txt contains hello"],
+    mavenSteps: [7],
+    mcpTools: { step7: ["filesystem"] },
+    verify: [
+      {
+        name: "hello",
+        run: [
+          process.execPath,
+          "-e",
+          `process.exit(require("fs").readFileSync(${JSON.stringify(join(files, "hello.txt"))}, "utf8") === ${JSON.stringify(expected)} ? 0 : 1)`,
+        ],
+      },
+    ],
+  };
+}

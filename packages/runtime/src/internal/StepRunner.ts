@@ -50,6 +50,9 @@ export interface StepRunnerDeps {
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
 
+/** Refusals of a locked guard: a step that met one has not been done, whatever it claims. */
+const GUARD_STOPS: ReadonlySet<string> = new Set(["guard_locked", "rate_limit_exceeded"]);
+
 /** A specialist's tools for a step: its servers' tools, and what skills and enrichers leave of them. */
 interface Repertoire {
   stepTools: readonly ToolDescriptor[];
@@ -303,6 +306,15 @@ export class StepRunner {
       };
     if (halt !== undefined && result.status === "passed")
       result = { status: "blocked", summary: halt, evidence: result.evidence };
+    // The guard locked (an emergency stop, or the rate limit that trips it) while the step worked: a
+    // claim made after its calls were refused is not the step done.
+    const stopped = log.evidence.find((c) => c.code !== undefined && GUARD_STOPS.has(c.code));
+    if (stopped && result.status === "passed")
+      result = {
+        status: "blocked",
+        summary: `${stopped.code}: the guard refused ${stopped.tool ?? stopped.name} while the step worked; think() said: ${result.summary}`,
+        evidence: result.evidence,
+      };
     const environment =
       halt !== undefined || log.evidence.some((c) => c.code !== undefined && ENVIRONMENT_CODES.has(c.code));
     return {
