@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import {
@@ -165,4 +165,29 @@ export function helloStory(files: string, expected = "hello\n") {
       },
     ],
   };
+}
+
+/**
+ * Kills (SIGKILL) every process whose environment has `HOME=<home>`: the harness a killed `flow` left
+ * behind (it runs in a process group of its own), as a machine crash would take it too.
+ */
+export function killByHome(home: string): number {
+  let killed = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ = "";
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, "utf8");
+    } catch {
+      continue;
+    }
+    if (!environ.split("\0").includes(`HOME=${home}`)) continue;
+    try {
+      process.kill(Number(entry), "SIGKILL");
+      killed += 1;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
 }

@@ -51,6 +51,8 @@ export type HarnessEvent =
       costUsd?: number;
       finished?: boolean;
     }
+  /** The turn being gathered is over (its tool calls were answered): it is journaled now. */
+  | { type: "turn_end" }
   /** The run of the program ended (its final message; cost and error when it says). */
   | { type: "result"; text: string; isError: boolean; costUsd?: number }
   /** The model endpoint refused the key: the program is stopped at once. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  canonicalJson,
   type HarnessReport,
   type ModelClaim,
   type ModelRef,
@@ -135,14 +136,28 @@ export class HarnessModel implements StepModel {
     const stop = (status: StepStatus, code: ModelStopCode, summary: string) =>
       claim(status, `${code}: ${summary}`, { code });
 
-    // Turns an earlier attempt journaled: reported again, counted, and their session continued.
+    // Turns an earlier attempt journaled: reported again, counted, their calls answered again from the
+    // journal (the step's evidence holds them; the program, continuing its session, will not ask
+    // again), and their session continued.
     let turn = 0;
+    const answered = new Map<string, number>();
     for (;;) {
       const recorded = await io.turns.get(turn + 1);
       if (!recorded) break;
       turn += 1;
       if (recorded.session) report.session = recorded.session;
       this.#count(usage, spent, recorded.response.usage);
+      for (const call of recorded.response.toolCalls) {
+        const id = canonicalJson({ name: call.name, input: call.input });
+        const occurrence = (answered.get(id) ?? 0) + 1;
+        answered.set(id, occurrence);
+        const result = await io.call(call.name, call.input, { byContent: true, occurrence });
+        calls.push({
+          tool: call.name,
+          isError: result.isError === true,
+          ...(result.code ? { code: result.code } : {}),
+        });
+      }
       io.onTurn({
         turn,
         provider: adapter.name,
@@ -162,6 +177,8 @@ export class HarnessModel implements StepModel {
 
     const { tools, qualified } = this.#tools(task);
     let finish: Finish | undefined;
+    /** The calls asked for since the last journaled turn: journaled with the next one. */
+    const asked: Array<{ id: string; name: string; input: Record<string, unknown> }> = [];
     const server = await StepServer.start(tools, async (name, args): Promise<ToolResult> => {
       if (isFinishing(name)) {
         if (finish)
@@ -173,6 +190,7 @@ export class HarnessModel implements StepModel {
         };
       }
       const tool = qualified.get(name) ?? name;
+      asked.push({ id: String(asked.length + 1), name: tool, input: args });
       const result = await io.call(tool, args, { byContent: true });
       calls.push({ tool, isError: result.isError === true, ...(result.code ? { code: result.code } : {}) });
       return result;
@@ -226,7 +244,7 @@ export class HarnessModel implements StepModel {
           requestDigest: `harness:${adapter.name}`,
           response: {
             text: gathered.text,
-            toolCalls: gathered.toolCalls.map((name, i) => ({ id: String(i + 1), name, input: {} })),
+            toolCalls: asked.splice(0),
             usage: { inputTokens: gathered.inputTokens, outputTokens: gathered.outputTokens },
             finishReason: "harness",
           },
@@ -242,6 +260,7 @@ export class HarnessModel implements StepModel {
       const onEvent = (event: HarnessEvent) => {
         if (event.type === "session") report.session = event.id;
         else if (event.type === "turn") gatherer.add(event);
+        else if (event.type === "turn_end") gatherer.flush();
         else if (event.type === "auth_error")
           halt(
             "auth_failed",

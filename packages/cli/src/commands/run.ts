@@ -173,5 +173,7 @@ function resumedModels(
     ...pick("maxResultChars", "maxResultChars"),
     ...pick("record", "record"),
     ...pick("replay", "replay"),
+    ...pick("harness", "harness"),
+    ...pick("harnessBuiltinTools", "harnessBuiltinTools"),
   } as ModelSettings;
 }

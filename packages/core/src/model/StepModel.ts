@@ -136,6 +136,11 @@ export interface StepCallOptions {
    * holds as finished is then answered from it, never run twice.
    */
   byContent?: boolean;
+  /**
+   * With `byContent`: which such call this is (from 1), to answer again a call an earlier attempt
+   * made, without counting it as one of this attempt's; default: the next one.
+   */
+  occurrence?: number;
 }
 
 /** What the loop may do for a step: call tools (through the runtime), journal turns, report them. */

@@ -83,6 +83,8 @@ export const claudeCode: HarnessAdapter = {
         outputTokens: count(usage.output_tokens),
       });
     }
+    // The tool results of a turn: the turn is over, and journaled with the session before the next one.
+    if (event.type === "user") found.push({ type: "turn_end" });
     if (event.type === "result")
       found.push({
         type: "result",

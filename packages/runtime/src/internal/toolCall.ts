@@ -130,10 +130,11 @@ export interface ProducedCall {
  * The place of a call keyed by its content: the digest of its name and arguments and how many such
  * calls the step made before (`c.<digest>.<n>`), the same in every attempt that asks the same.
  */
-function contentPlace(log: CallLog, name: string, args: Record<string, unknown>): string {
+function contentPlace(log: CallLog, name: string, args: Record<string, unknown>, occurrence?: number): string {
   const digest = digestOf({ name, args })
     .replace(/^sha256:/, "")
     .slice(0, 16);
+  if (occurrence !== undefined) return `c.${digest}.${occurrence}`;
   log.asked ??= new Map();
   const n = (log.asked.get(digest) ?? 0) + 1;
   log.asked.set(digest, n);
@@ -161,7 +162,7 @@ export async function callTool(
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);
-  const place = options.byContent && !tooBig ? contentPlace(log, name, args) : String(seq);
+  const place = options.byContent && !tooBig ? contentPlace(log, name, args, options.occurrence) : String(seq);
   const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${place}`;
   const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   if (tooBig) {
