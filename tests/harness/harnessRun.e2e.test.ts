@@ -94,6 +94,14 @@ describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
         expect(journal).toContain('"tool":"filesystem__write_file"');
         const evidence = JSON.stringify(status.stories[0]);
         expect(evidence).toContain("filesystem__write_file");
+        // The harness's words reach the events (shortened), and its turns and their tokens flow status.
+        expect(harnessTurns.map((t) => t.text ?? "").join(" ")).toContain("The step is done.");
+        expect(status.run.tokens.turns).toBe(harnessTurns.length);
+        expect(status.run.tokens.input).toBeGreaterThan(0);
+        // Claude Code and OpenCode say what a step cost (the scripted model is in no price list: 0), and
+        // meshflow passes that on; Codex reports no cost, and none is made up.
+        if (harness === "codex") expect(status.run.tokens.costUsd).toBeUndefined();
+        else expect(typeof status.run.tokens.costUsd).toBe("number");
         for (const file of ["events.ndjson", "journal.ndjson", "run.json"])
           expect(readFileSync(join(runDir, file), "utf8")).not.toContain(KEY);
       },

@@ -41,6 +41,9 @@ export interface TurnNode {
   latencyMs: number;
   toolCalls: string[];
   replayed: boolean;
+  /** A harness's session, and what the turn cost in US dollars, when it said. */
+  session?: string;
+  costUsd?: number;
 }
 
 /** What a step shows, in event order. */
@@ -191,6 +194,8 @@ export function buildRunTree(runId: string, events: readonly RunEvent[], storyId
           latencyMs: event.latencyMs,
           toolCalls: event.toolCalls,
           replayed: event.replayed === true,
+          ...(event.session ? { session: event.session } : {}),
+          ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
         });
         break;
       case "step.finished": {

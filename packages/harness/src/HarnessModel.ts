@@ -122,7 +122,11 @@ export class HarnessModel implements StepModel {
     const { adapter, budgets } = options;
     const spent = io.spent ?? { turns: 0, tokens: 0 };
     if (budgets.stepTimeoutMs > 0) spent.deadline ??= Date.now() + budgets.stepTimeoutMs;
-    const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
+    const usage: { inputTokens: number; outputTokens: number; turns: number; costUsd?: number } = {
+      inputTokens: 0,
+      outputTokens: 0,
+      turns: 0,
+    };
     const calls: ModelClaim["calls"] = [];
     const report: HarnessReport = { name: adapter.name, builtinTools: options.builtinTools };
     const claim = (status: StepStatus, summary: string, extra: Partial<ModelClaim> = {}): ModelClaim => ({
@@ -225,7 +229,10 @@ export class HarnessModel implements StepModel {
         turn += 1;
         const latencyMs = Math.round(performance.now() - gathered.startedAt);
         this.#count(usage, spent, gathered);
-        if (gathered.costUsd !== undefined) costSoFar += gathered.costUsd;
+        if (gathered.costUsd !== undefined) {
+          costSoFar += gathered.costUsd;
+          usage.costUsd = (usage.costUsd ?? 0) + gathered.costUsd;
+        }
         io.onTurn({
           turn,
           provider: adapter.name,

@@ -10,6 +10,7 @@ import { modelTask } from "./internal/stepModel.js";
 
 /** The tools a model or harness finishes a step with, offered beside the repertoire. */
 const FINISHING_TOOL_NAMES = ["step_pass", "step_fail", "step_block"] as const;
+
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
@@ -156,7 +157,9 @@ export async function dryRun(
           ...(blocked ? { blocked } : {}),
           ...(model ? { model } : {}),
           ...(harness
-            ? { harness: { name: harness, tools: [...repertoire.map((t) => t.qualifiedName), ...FINISHING_TOOL_NAMES] } }
+            ? {
+                harness: { name: harness, tools: [...repertoire.map((t) => t.qualifiedName), ...FINISHING_TOOL_NAMES] },
+              }
             : {}),
         });
       }

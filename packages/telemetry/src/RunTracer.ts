@@ -101,6 +101,7 @@ export class RunTracer {
           "meshflow.step.calls": event.calls,
           [GEN_AI_USAGE_INPUT_TOKENS]: event.tokens?.input,
           [GEN_AI_USAGE_OUTPUT_TOKENS]: event.tokens?.output,
+          "meshflow.step.cost_usd": event.tokens?.costUsd,
         });
         if (event.status === "passed") span.ok();
         else span.fail(`${event.status}: ${event.summary}`);
@@ -213,6 +214,8 @@ export class RunTracer {
           "meshflow.model.turn": event.turn,
           "meshflow.model.tool_calls": event.toolCalls,
           "meshflow.model.replayed": event.replayed === true,
+          "meshflow.model.session": event.session,
+          "meshflow.model.cost_usd": event.costUsd,
         },
       })
       .end(end);

@@ -51,7 +51,9 @@ function printPlan(
     for (const step of story.steps) {
       const who = (step.specialist ?? "(no specialist)").padEnd(18);
       const servers = step.servers.length ? step.servers.join(", ") : "(no MCP servers)";
-      output.out(`  step ${String(step.step).padEnd(3)} ${who} ${servers}${step.harness ? `  harness ${step.harness}` : ""}`);
+      output.out(
+        `  step ${String(step.step).padEnd(3)} ${who} ${servers}${step.harness ? `  harness ${step.harness}` : ""}`,
+      );
       printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)), step.harness);
     }
   }

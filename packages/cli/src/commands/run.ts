@@ -55,8 +55,7 @@ async function dryRunCommand(file: string, options: RunCommandOptions, parts: Ru
           output.out(
             `    model ${step.model.name}: first request ${step.model.promptBytes} bytes of prompt + ${step.model.toolBytes} bytes of ${step.model.tools} tool definitions`,
           );
-        if (step.harness)
-          output.out(`    harness ${step.harness.name} is served: ${step.harness.tools.join(", ")}`);
+        if (step.harness) output.out(`    harness ${step.harness.name} is served: ${step.harness.tools.join(", ")}`);
         for (const call of step.calls)
           output.out(
             call.refused

@@ -6,7 +6,13 @@ import { coded, plural } from "../output.js";
 export function formatTokens(tokens: TokenCount | undefined): string {
   if (!tokens?.turns) return "";
   const n = (v: number) => v.toLocaleString("en-US");
-  return `${n(tokens.input)} in + ${n(tokens.output)} out tokens, ${tokens.turns} turn${tokens.turns === 1 ? "" : "s"}`;
+  const cost = tokens.costUsd === undefined ? "" : `, ${formatCost(tokens.costUsd)}`;
+  return `${n(tokens.input)} in + ${n(tokens.output)} out tokens, ${tokens.turns} turn${tokens.turns === 1 ? "" : "s"}${cost}`;
+}
+
+/** `$0.0123`: a cost in US dollars, to four decimals (a turn costs fractions of a cent). */
+export function formatCost(usd: number): string {
+  return `$${usd.toFixed(4)}`;
 }
 
 /** The first line of a summary (a failed gate's summary goes on with the command's output). */
@@ -61,9 +67,11 @@ export function formatEvent(event: RunEvent, c: Colors = plainColors): string | 
     case "tool.refused":
       return `${at(event)}   ${c.yellow(`refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`)}`;
     case "model.turn":
-      return `${at(event)}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${c.dim(
-        event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`,
-      )}${event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""}`;
+      return `${at(event)}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${
+        event.costUsd === undefined ? "" : `, ${formatCost(event.costUsd)}`
+      }${c.dim(event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`)}${
+        event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""
+      }${event.text ? `\n${at(event)}     ${c.dim(`“${event.text}”`)}` : ""}`;
     case "step.finished":
       return `${at(event)} ${statusWord(event.status, c)}: ${firstLine(event.summary)}${withTokens(event.tokens)}`;
     case "gate.finished":

@@ -8,6 +8,8 @@ export interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
   turns: number;
+  /** US dollars, when a harness reported what its turns cost. */
+  costUsd?: number;
 }
 
 /** An earlier step of the story, as the model is told about it. */

@@ -7,6 +7,8 @@ export interface TokenCount {
   input: number;
   output: number;
   turns: number;
+  /** US dollars, when a harness reported what its turns cost. */
+  costUsd?: number;
 }
 
 /** The sum of token counts (a story's steps, a run's stories); undefined when none has a turn. */
@@ -18,6 +20,7 @@ export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenC
       sum.input += c.input;
       sum.output += c.output;
       sum.turns += c.turns;
+      if (c.costUsd !== undefined) sum.costUsd = (sum.costUsd ?? 0) + c.costUsd;
     }
   return sum;
 }

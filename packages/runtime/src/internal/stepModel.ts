@@ -153,6 +153,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
       tokens.input += claim.usage.inputTokens;
       tokens.output += claim.usage.outputTokens;
       tokens.turns += claim.usage.turns;
+      if (claim.usage.costUsd !== undefined) tokens.costUsd = (tokens.costUsd ?? 0) + claim.usage.costUsd;
       return claim;
     },
   };

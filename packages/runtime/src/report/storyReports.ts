@@ -123,6 +123,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
         step.tokens.input += e.inputTokens;
         step.tokens.output += e.outputTokens;
         step.tokens.turns += 1;
+        if (e.costUsd !== undefined) step.tokens.costUsd = (step.tokens.costUsd ?? 0) + e.costUsd;
         break;
       }
       case "tool.refused":

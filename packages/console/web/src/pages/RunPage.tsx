@@ -90,8 +90,10 @@ function Item({ item, results, turn }: { item: StepItem; results: Results; turn?
           <summary>
             <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {num(item.inputTokens)} in /{" "}
             {num(item.outputTokens)} out · {duration(item.latencyMs)}
+            {item.costUsd !== undefined ? ` · $${item.costUsd.toFixed(4)}` : ""}
             {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
             {item.replayed ? " · replayed" : ""}
+            {item.session ? ` · session ${item.session}` : ""}
           </summary>
           {turn ? (
             <dl>
@@ -139,6 +141,7 @@ function Step({
             {step.items.filter((i) => i.kind === "call").length} calls, {step.tools} tools
             {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
             {step.tokens ? `, ${num(step.tokens.input + step.tokens.output)} tokens` : ""}
+            {step.tokens?.costUsd !== undefined ? `, $${step.tokens.costUsd.toFixed(4)}` : ""}
           </span>
         </summary>
         {step.summary ? <p>{step.summary}</p> : null}
@@ -260,7 +263,9 @@ export function RunPage({ runId }: { runId: string }) {
       <p class="muted">
         {run.prd} · {run.stories} stories · {num(run.calls)} calls · {duration(run.durationMs)}
         {run.tokens
-          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns`
+          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns${
+              run.tokens.costUsd !== undefined ? ` · $${run.tokens.costUsd.toFixed(4)}` : ""
+            }`
           : ""}
       </p>
       <div class="actions">
