@@ -4,6 +4,7 @@ import type { Row } from "./measure.js";
 import { cliSuite } from "./suites/cli.js";
 import { consoleSuite } from "./suites/console.js";
 import { gatewaySuite } from "./suites/gateway.js";
+import { harnessSuite } from "./suites/harness.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
 import { parallelSuite } from "./suites/parallel.js";
@@ -19,6 +20,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   console: consoleSuite,
   gateway: gatewaySuite,
+  harness: harnessSuite,
   mcp: mcpSuite,
   model: modelSuite,
   parallel: parallelSuite,

@@ -34,6 +34,7 @@ const HARNESSES: HarnessName[] = ["claude-code", "opencode", "codex"];
 
 describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
   "a harness works a step through meshflow's tools",
+  { timeout: 120_000 },
   () => {
     it.each(HARNESSES)(
       "%s writes a file through meshflow's filesystem tools: journal, events and evidence hold the call; it is offered exactly the step's tools",

@@ -46,7 +46,17 @@ describe("flow run marking a PRD an editor keeps saving", () => {
     const passed = run.events.flatMap((e) => (e.type === "story.finished" && e.status === "passed" ? [e.storyId] : []));
     expect(passed).toHaveLength(STORIES);
     const missing = unmarked(ws.prd, passed, "edited");
-    if (code === 0) expect(missing).toEqual([]);
+    const { saves, last } = JSON.parse(edited.stdout) as {
+      saves: number;
+      last: { index: number; description: string; mode: string; afterRun: boolean };
+    };
+    if (code === 0 && last.afterRun && missing.length) {
+      // The editor's buffer was saved after the run had ended (a loaded machine can hold it that
+      // long): no run can notice that; the run's record still holds the marks, and flow mark writes them.
+      const marked = await ws.flow(["mark", "edited"]);
+      expect(marked.code, marked.stderr).toBe(0);
+      expect(unmarked(ws.prd, passed, "edited")).toEqual([]);
+    } else if (code === 0) expect(missing).toEqual([]);
     else {
       // Marks the editor kept dropping: the run says so, names the command that writes them, and it does.
       expect(code, run.stderr()).toBe(1);
@@ -58,10 +68,6 @@ describe("flow run marking a PRD an editor keeps saving", () => {
     }
     // The editor's last save, made while the run wrote its marks, is kept (a save in place that lands
     // in the file the run's rename replaces is found there and written again).
-    const { saves, last } = JSON.parse(edited.stdout) as {
-      saves: number;
-      last: { index: number; description: string; mode: string };
-    };
     expect(saves).toBeGreaterThan(10);
     expect(readPrd(ws.prd).userStories[last.index]?.description, JSON.stringify(last)).toBe(last.description);
   });
