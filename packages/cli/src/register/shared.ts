@@ -349,11 +349,10 @@ function maxMessageBytesArg(value: string): number {
  * `--max-message-bytes <bytes>` (env FLOW_MAX_MESSAGE_BYTES): the largest message read from a stdio
  * MCP server (or, for `flow serve`, from its client); a larger one fails its call with `result_too_large`.
  */
-export function maxMessageBytesOption() {
-  return new Option(
-    "--max-message-bytes <bytes>",
-    "largest message read over stdio from an MCP server (flow serve: from its client); a larger one fails its call with result_too_large",
-  )
+export function maxMessageBytesOption(
+  description = "largest message read over stdio from an MCP server (flow serve: from its client); a larger one fails its call with result_too_large",
+) {
+  return new Option("--max-message-bytes <bytes>", description)
     .env("FLOW_MAX_MESSAGE_BYTES")
     .argParser(maxMessageBytesArg)
     .default(DEFAULT_MAX_MESSAGE_BYTES, "16777216 (16 MiB)");
