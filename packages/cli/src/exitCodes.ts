@@ -4,7 +4,11 @@ import type { ErrorCode } from "@meshflow/core";
 export const EXIT = {
   /** Everything asked for was done. */
   ok: 0,
-  /** The work failed: invalid input, a failed or blocked story, a tool error. */
+  /**
+   * The work failed: invalid input (`prd_invalid`, a PRD over its limits: `prd_too_large`, `invalid_arguments`,
+   * `invalid_pattern`), a failed or blocked story, a tool error (an answer over the stdio limit: `result_too_large`).
+   * Every code that is not a usage or environment error.
+   */
   failure: 1,
   /** The command was used wrongly: unknown flag, missing argument, missing file. */
   usage: 2,

@@ -17,7 +17,13 @@ import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
 import { registerRuns } from "./register/runs.js";
 import { registerServe } from "./register/serve.js";
-import { applyMaxMessageBytes, applyRedisCluster, EXIT_CODES_HELP, type Registrar } from "./register/shared.js";
+import {
+  applyMaxMessageBytes,
+  applyPrdLimits,
+  applyRedisCluster,
+  EXIT_CODES_HELP,
+  type Registrar,
+} from "./register/shared.js";
 import { registerStatus } from "./register/status.js";
 import { registerTools } from "./register/tools.js";
 import { registerValidate } from "./register/validate.js";
@@ -70,6 +76,7 @@ export function buildProgram(output: Output, setExit: (code: ExitCode) => void):
     .hook("preAction", (_program, action) => {
       applyRedisCluster(action);
       applyMaxMessageBytes(action);
+      applyPrdLimits(action);
     });
 
   for (const register of REGISTRARS) register(program, { output, setExit });

@@ -119,6 +119,13 @@ export {
 } from "./prd/PrdSchema.js";
 export { PrdSplitter, type SplitElement } from "./prd/PrdSplitter.js";
 export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
+export {
+  DEFAULT_PRD_LIMITS,
+  MAX_PRD_BYTES_ENV,
+  MAX_PRD_STORIES_ENV,
+  type PrdLimits,
+  prdLimits,
+} from "./prd/prdLimits.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";

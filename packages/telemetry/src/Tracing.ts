@@ -8,6 +8,9 @@ import { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
 import { parseTraceparent } from "./traceparent.js";
 import { type TracingSettings, tracingSettings } from "./tracingSettings.js";
 
+/** How {@link Tracing.shutdown} ended: every span exported, or the bound passed with the export still going on. */
+export type ShutdownOutcome = "flushed" | "timed_out";
+
 /** What a span is to the work around it (OpenTelemetry span kinds). */
 export type SpanKindName = "internal" | "client" | "server" | "producer" | "consumer";
 
@@ -160,9 +163,26 @@ export class Tracing {
     return span;
   }
 
-  /** Exports what is buffered and stops; call once before the process exits. */
-  async shutdown(): Promise<void> {
-    await this.#otel.provider.shutdown();
+  /**
+   * Exports what is buffered and stops; call once before the process exits. Waits at most
+   * `timeoutMs` (default the settings' `flushTimeoutMs`, 1 s): an endpoint that is down makes the
+   * exporter retry for up to its own 10 s, with timers that keep the process alive, so past the bound
+   * the spans are given up and `"timed_out"` tells the caller that it may end the process rather than
+   * wait for them. Rejects when the export failed within the bound.
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<ShutdownOutcome> {
+    const timeoutMs = options.timeoutMs ?? this.settings.flushTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<"timed_out">((resolve) => {
+      timer = setTimeout(() => resolve("timed_out"), timeoutMs);
+      // The bound itself must not be what keeps a process alive.
+      timer.unref();
+    });
+    try {
+      return await Promise.race([this.#otel.provider.shutdown().then(() => "flushed" as const), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #context(parent: TraceSpan | string | undefined): Api.Context {

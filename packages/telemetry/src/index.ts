@@ -13,6 +13,7 @@ export { RunTracer } from "./RunTracer.js";
 export { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
 export {
   type CallJobTrace,
+  type ShutdownOutcome,
   type SpanKindName,
   type StartSpanOptions,
   type StartTracingOptions,
@@ -20,7 +21,9 @@ export {
 } from "./Tracing.js";
 export { formatTraceparent, parseTraceparent, type TraceParent } from "./traceparent.js";
 export {
+  DEFAULT_FLUSH_TIMEOUT_MS,
   DEFAULT_SERVICE_NAME,
+  FLUSH_TIMEOUT_ENV,
   type OtlpProtocol,
   type TracingOff,
   type TracingSettings,

@@ -18,6 +18,7 @@ describe("tracingSettings", () => {
       url: "http://c:4318/v1/traces",
       protocol: "http/protobuf",
       serviceName: "meshflow",
+      flushTimeoutMs: 1000,
     });
     expect(
       tracingSettings({
@@ -26,7 +27,7 @@ describe("tracingSettings", () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_SERVICE_NAME: "batch",
       }),
-    ).toEqual({ url: "http://t:9/x", protocol: "http/json", serviceName: "batch" });
+    ).toEqual({ url: "http://t:9/x", protocol: "http/json", serviceName: "batch", flushTimeoutMs: 1000 });
     expect(
       tracingSettings({
         OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
@@ -34,6 +35,14 @@ describe("tracingSettings", () => {
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
       }),
     ).toMatchObject({ protocol: "http/protobuf" });
+  });
+
+  it("bounds the flush at exit: FLOW_TRACES_FLUSH_TIMEOUT_MS, 1000 ms by default, a typo refused", () => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" };
+    expect(tracingSettings({ ...env, FLOW_TRACES_FLUSH_TIMEOUT_MS: "250" })).toMatchObject({ flushTimeoutMs: 250 });
+    expect(tracingSettings({ ...env, FLOW_TRACES_FLUSH_TIMEOUT_MS: "1s" })).toEqual({
+      reason: expect.stringContaining('FLOW_TRACES_FLUSH_TIMEOUT_MS must be a whole number of milliseconds, not "1s"'),
+    });
   });
 
   it("says why grpc is not used", () => {

@@ -8,7 +8,22 @@ export interface TracingSettings {
   protocol: OtlpProtocol;
   /** `service.name` of every span (`OTEL_SERVICE_NAME`, default `meshflow`). */
   serviceName: string;
+  /**
+   * How long {@link Tracing.shutdown} waits for the last export before giving the spans up
+   * (`FLOW_TRACES_FLUSH_TIMEOUT_MS`, default {@link DEFAULT_FLUSH_TIMEOUT_MS}).
+   */
+  flushTimeoutMs: number;
 }
+
+/**
+ * The longest wait at exit for the last spans to be exported: 1 s. The OTLP exporter retries an
+ * endpoint that refuses connections for up to its own 10 s timeout, which a `flow` command that
+ * finished its work must not spend.
+ */
+export const DEFAULT_FLUSH_TIMEOUT_MS = 1_000;
+
+/** The environment variable that sets {@link TracingSettings.flushTimeoutMs}. */
+export const FLUSH_TIMEOUT_ENV = "FLOW_TRACES_FLUSH_TIMEOUT_MS";
 
 /** The default `service.name` when `OTEL_SERVICE_NAME` is not set. */
 export const DEFAULT_SERVICE_NAME = "meshflow";
@@ -24,7 +39,8 @@ const truthy = (value: string | undefined) => value?.trim().toLowerCase() === "t
  * `OTEL_TRACES_EXPORTER=none`. The generic endpoint gets `/v1/traces` appended, the traces-specific
  * one is used as it is (as the OTLP exporter specification says). `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`
  * (else `OTEL_EXPORTER_OTLP_PROTOCOL`) picks `http/protobuf` (default) or `http/json`; `grpc` is not
- * supported and answered with `{ reason }`.
+ * supported and answered with `{ reason }`. `FLOW_TRACES_FLUSH_TIMEOUT_MS` bounds the wait for the last
+ * export at exit (a whole number of milliseconds, default 1000; anything else is a `{ reason }`).
  *
  * @example
  * tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://localhost:4318" })?.url; // "http://localhost:4318/v1/traces"
@@ -46,5 +62,11 @@ export function tracingSettings(env: NodeJS.ProcessEnv = process.env): TracingSe
     return {
       reason: `OTLP protocol "${protocol}" is not supported (use http/protobuf or http/json); traces are not exported`,
     };
-  return { url, protocol, serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME };
+  const rawTimeout = env[FLUSH_TIMEOUT_ENV]?.trim();
+  const flushTimeoutMs = rawTimeout ? Number(rawTimeout) : DEFAULT_FLUSH_TIMEOUT_MS;
+  if (!Number.isSafeInteger(flushTimeoutMs) || flushTimeoutMs < 0)
+    return {
+      reason: `${FLUSH_TIMEOUT_ENV} must be a whole number of milliseconds, not "${rawTimeout}"; traces are not exported`,
+    };
+  return { url, protocol, serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME, flushTimeoutMs };
 }

@@ -1,5 +1,5 @@
+import { BoundedStdioServerTransport } from "@meshflow/mcp/stdio";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createWorkspaceServer } from "./createWorkspaceServer.js";
 import type { WorkspaceServerOptions } from "./WorkspaceConfig.js";
 
@@ -12,7 +12,9 @@ export interface StdioWorkspaceServer {
 
 /**
  * Serves a workspace over stdio (stdout carries only protocol messages). When stdin ends the server closes,
- * which cancels in-flight calls and so kills any command still running.
+ * which cancels in-flight calls and so kills any command still running. Each message read is bounded
+ * (`FLOW_MAX_MESSAGE_BYTES`, default 16 MiB): a larger request is answered with a `result_too_large`
+ * error for its id and the server reads on, where the SDK's own stdio reader threw and ended the process.
  */
 export async function startStdioWorkspaceServer(
   options: WorkspaceServerOptions,
@@ -20,7 +22,7 @@ export async function startStdioWorkspaceServer(
   stdout: NodeJS.WritableStream = process.stdout,
 ): Promise<StdioWorkspaceServer> {
   const server = createWorkspaceServer(options);
-  const transport = new StdioServerTransport(stdin as typeof process.stdin, stdout as typeof process.stdout);
+  const transport = new BoundedStdioServerTransport(stdin, stdout);
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;

@@ -2,6 +2,8 @@ import type { EnqueueOptions } from "../commands/enqueue.js";
 import {
   EXIT_CODES_HELP,
   flags,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   type Registrar,
   redisClusterOption,
   redisOption,
@@ -20,6 +22,8 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     .addOption(redisOption())
     .addOption(redisClusterOption())
     .addOption(redisPrefixOption())
+    .addOption(maxPrdStoriesOption())
+    .addOption(maxPrdBytesOption())
     .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
     .option("--story <id...>", "run only these stories")
     .option(

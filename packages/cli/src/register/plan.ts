@@ -3,6 +3,8 @@ import {
   agentsOption,
   EXIT_CODES_HELP,
   flags,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   mcpConfigOption,
   type Registrar,
   routingOption,
@@ -27,6 +29,8 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())
+    .addOption(maxPrdStoriesOption())
+    .addOption(maxPrdBytesOption())
     .addOption(skillsOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {

@@ -6,6 +6,8 @@ import {
   executorOptions,
   flags,
   maxMessageBytesOption,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   mcpConfigOption,
   modelOptions,
   type Registrar,
@@ -31,6 +33,8 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
           .addOption(agentsOption())
           .addOption(storeOption())
           .addOption(maxMessageBytesOption())
+          .addOption(maxPrdStoriesOption())
+          .addOption(maxPrdBytesOption())
           .addOption(skillsOption()),
       ),
     ),

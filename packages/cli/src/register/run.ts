@@ -8,6 +8,8 @@ import {
   executorOptions,
   flags,
   maxMessageBytesOption,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -36,6 +38,8 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
           .addOption(agentsOption())
           .addOption(storeOption())
           .addOption(maxMessageBytesOption())
+          .addOption(maxPrdStoriesOption())
+          .addOption(maxPrdBytesOption())
           .addOption(skillsOption()),
       ),
     ),

@@ -6,6 +6,8 @@ import {
   EXIT_CODES_HELP,
   flags,
   maxMessageBytesOption,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -50,6 +52,8 @@ export const registerServe: Registrar = (program, { output, setExit }) => {
     .addOption(agentsOption())
     .addOption(storeOption())
     .addOption(maxMessageBytesOption())
+    .addOption(maxPrdStoriesOption())
+    .addOption(maxPrdBytesOption())
     .addOption(skillsOption());
   modelOptions(serve)
     .addHelpText(

@@ -349,11 +349,10 @@ function maxMessageBytesArg(value: string): number {
  * `--max-message-bytes <bytes>` (env FLOW_MAX_MESSAGE_BYTES): the largest message read from a stdio
  * MCP server (or, for `flow serve`, from its client); a larger one fails its call with `result_too_large`.
  */
-export function maxMessageBytesOption() {
-  return new Option(
-    "--max-message-bytes <bytes>",
-    "largest message read over stdio from an MCP server (flow serve: from its client); a larger one fails its call with result_too_large",
-  )
+export function maxMessageBytesOption(
+  description = "largest message read over stdio from an MCP server (flow serve: from its client); a larger one fails its call with result_too_large",
+) {
+  return new Option("--max-message-bytes <bytes>", description)
     .env("FLOW_MAX_MESSAGE_BYTES")
     .argParser(maxMessageBytesArg)
     .default(DEFAULT_MAX_MESSAGE_BYTES, "16777216 (16 MiB)");
@@ -380,4 +379,54 @@ export function applyMaxMessageBytes(command: CommandUnknownOpts): void {
       code: "flow.maxMessageBytes",
     });
   }
+}
+
+/** The PRD limits' defaults, the same as `DEFAULT_PRD_LIMITS` of `@meshflow/core` (kept here so registering commands loads no package). */
+export const DEFAULT_MAX_PRD_STORIES = 100_000;
+/** 256 MiB. */
+export const DEFAULT_MAX_PRD_BYTES = 256 * 1024 * 1024;
+
+function positiveWhole(unit: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw new InvalidArgumentError(`must be a positive whole number of ${unit}, not "${value}"`);
+    return n;
+  };
+}
+
+/**
+ * `--max-prd-stories <n>` (env FLOW_MAX_PRD_STORIES): most stories a PRD the command reads may hold; a
+ * PRD with more is refused with `prd_too_large` as its stories are counted, before it is parsed.
+ */
+export function maxPrdStoriesOption() {
+  return new Option("--max-prd-stories <n>", "most stories a PRD may hold; a PRD with more is refused (prd_too_large)")
+    .env("FLOW_MAX_PRD_STORIES")
+    .argParser(positiveWhole("stories"))
+    .default(DEFAULT_MAX_PRD_STORIES, "100000");
+}
+
+/**
+ * `--max-prd-bytes <bytes>` (env FLOW_MAX_PRD_BYTES): the largest PRD file the command reads; a larger
+ * one is refused with `prd_too_large` from its size, before it is read.
+ */
+export function maxPrdBytesOption() {
+  return new Option(
+    "--max-prd-bytes <bytes>",
+    "largest PRD file read; a larger one is refused before it is parsed (prd_too_large)",
+  )
+    .env("FLOW_MAX_PRD_BYTES")
+    .argParser(positiveWhole("bytes"))
+    .default(DEFAULT_MAX_PRD_BYTES, "268435456 (256 MiB)");
+}
+
+/**
+ * Before a command's action: its `--max-prd-stories` and `--max-prd-bytes` become `FLOW_MAX_PRD_STORIES`
+ * and `FLOW_MAX_PRD_BYTES`, which every PRD reader of the process (`prdLimits()` of `@meshflow/core`) reads.
+ */
+export function applyPrdLimits(command: CommandUnknownOpts): void {
+  const stories = command.getOptionValue("maxPrdStories");
+  if (typeof stories === "number") process.env.FLOW_MAX_PRD_STORIES = String(stories);
+  const bytes = command.getOptionValue("maxPrdBytes");
+  if (typeof bytes === "number") process.env.FLOW_MAX_PRD_BYTES = String(bytes);
 }

@@ -1,5 +1,13 @@
 import type { ValidateOptions } from "../commands/validate.js";
-import { agentsOption, EXIT_CODES_HELP, flags, type Registrar, routingOption } from "./shared.js";
+import {
+  agentsOption,
+  EXIT_CODES_HELP,
+  flags,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
+  type Registrar,
+  routingOption,
+} from "./shared.js";
 
 /** `flow validate <prd.json>`. */
 export const registerValidate: Registrar = (program, { output, setExit }) => {
@@ -10,6 +18,8 @@ export const registerValidate: Registrar = (program, { output, setExit }) => {
     .option("--json", 'print {"valid", "errors": [{"path", "message"}]}')
     .addOption(routingOption())
     .addOption(agentsOption())
+    .addOption(maxPrdStoriesOption())
+    .addOption(maxPrdBytesOption())
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (file: string, options) => {
       const { validateCommand } = await import("../commands/validate.js");

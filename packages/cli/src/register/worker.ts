@@ -6,6 +6,8 @@ import {
   EXIT_CODES_HELP,
   flags,
   maxMessageBytesOption,
+  maxPrdBytesOption,
+  maxPrdStoriesOption,
   mcpConfigOption,
   modelOptions,
   positiveInt,
@@ -52,6 +54,8 @@ export const registerWorker: Registrar = (program, { output, setExit }) => {
     .addOption(skillsOption())
     .addOption(storeOption())
     .addOption(maxMessageBytesOption())
+    .addOption(maxPrdStoriesOption())
+    .addOption(maxPrdBytesOption())
     .addOption(
       new Option(
         "--workdir <dir>",

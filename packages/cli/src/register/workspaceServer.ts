@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@commander-js/extra-typings";
 import type { WorkspaceServerCommandOptions } from "../commands/workspaceServer.js";
-import { EXIT_CODES_HELP, flags, type Registrar } from "./shared.js";
+import { EXIT_CODES_HELP, flags, maxMessageBytesOption, type Registrar } from "./shared.js";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -19,6 +19,11 @@ export const registerWorkspaceServer: Registrar = (program, { output, setExit })
     .option("--config <file>", "config file (YAML or JSON): allow, timeoutMs, maxOutputBytes, maxReadBytes, maxFiles")
     .option("--timeout-ms <n>", "kill a command's process tree after n ms (default 60000)", positiveInt)
     .option("--max-output-bytes <n>", "bytes kept of each of stdout and stderr (default 65536)", positiveInt)
+    .addOption(
+      maxMessageBytesOption(
+        "largest request read from the client over stdio; a larger one is answered with a result_too_large error and the server reads on",
+      ),
+    )
     .addHelpText(
       "after",
       `

@@ -5,6 +5,8 @@ export const ERROR_CODES = [
   "file_not_found",
   "json_invalid",
   "prd_invalid",
+  // a PRD over the story or byte limit (--max-prd-stories, --max-prd-bytes)
+  "prd_too_large",
   "mcp_config_invalid",
   "mcp_config_not_found",
   "routing_invalid",

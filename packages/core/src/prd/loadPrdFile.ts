@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { type FileHandle, open, readFile } from "node:fs/promises";
-import { MeshflowError } from "../errors/MeshflowError.js";
 import { parseJsonText } from "../json/parseJsonText.js";
 import type { Problem } from "../problems/Problem.js";
 import type { Prd, Story } from "./PrdSchema.js";
 import { PrdSplitter } from "./PrdSplitter.js";
+import { type PrdLimits, prdLimits, tooManyStories } from "./prdLimits.js";
+import { readPrdChunks } from "./readPrdChunks.js";
 import {
   type PrdHead,
   type PrdValidationContext,
@@ -24,26 +24,38 @@ export interface LoadedPrd {
 
 /**
  * Reads and validates a PRD file. Never writes to it. Throws `file_not_found` when the file cannot be
- * read; every other problem (invalid JSON with line and column, schema, semantics) is in `problems`.
+ * read, and `prd_too_large` past `limits` (default {@link prdLimits}: the process's settings) before
+ * the whole file is parsed; every other problem (invalid JSON with line and column, schema, semantics)
+ * is in `problems`.
  */
-export async function loadPrdFile(file: string, context: Omit<PrdValidationContext, "file">): Promise<LoadedPrd> {
-  return parsePrdText(file, await readPrdText(file), context);
+export async function loadPrdFile(
+  file: string,
+  context: Omit<PrdValidationContext, "file">,
+  limits: PrdLimits = prdLimits(),
+): Promise<LoadedPrd> {
+  return parsePrdText(file, await readPrdText(file, limits), context, limits);
 }
 
-async function readPrdText(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (cause) {
-    throw unreadable(file, cause);
-  }
+/** The file's text, its bytes and stories counted as they are read, so nothing over the limits is parsed. */
+async function readPrdText(file: string, limits: PrdLimits): Promise<string> {
+  const chunks: Buffer[] = [];
+  let stories = 0;
+  const counter = new PrdSplitter(() => {
+    if (++stories > limits.maxStories) throw tooManyStories(file, limits);
+  });
+  await readPrdChunks(file, limits, (chunk) => {
+    chunks.push(chunk);
+    counter.push(chunk);
+  });
+  return Buffer.concat(chunks).toString("utf8");
 }
 
-function unreadable(file: string, cause: unknown): MeshflowError {
-  const reason = (cause as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(cause);
-  return new MeshflowError("file_not_found", `${file}: cannot read PRD: ${reason}`, { cause, details: { file } });
-}
-
-function parsePrdText(file: string, text: string, context: Omit<PrdValidationContext, "file">): LoadedPrd {
+function parsePrdText(
+  file: string,
+  text: string,
+  context: Omit<PrdValidationContext, "file">,
+  limits: PrdLimits,
+): LoadedPrd {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
     const { line, column } = parsed.position;
@@ -61,6 +73,10 @@ function parsePrdText(file: string, text: string, context: Omit<PrdValidationCon
       ],
     };
   }
+  // A PRD the streaming count could not take apart (comments, not shaped like a PRD) is counted here,
+  // still before any story is validated.
+  const stories = (parsed.value as { userStories?: unknown } | null)?.userStories;
+  if (Array.isArray(stories) && stories.length > limits.maxStories) throw tooManyStories(file, limits);
   const { prd, problems } = validatePrd(parsed.value, { ...context, file });
   return { file, text, prd, problems };
 }
@@ -85,20 +101,19 @@ export interface PrdScan {
   source?: PrdSource;
 }
 
-/** Bytes read at a time: a PRD of any size is read in this much memory plus one story. */
-const CHUNK = 1024 * 1024;
-
 /**
  * Reads and validates a PRD file like {@link loadPrdFile}, handing each valid story to `onStory` (in
  * file order; the PRD's own fields are in the result) instead of keeping them: the file is read a chunk at a time
  * and only one story's value exists at a time, so the memory a PRD needs does not grow with its
  * stories. The caller keeps what it needs of each. The PRD is valid when `problems` has no error
- * (stories already handed over count only then).
+ * (stories already handed over count only then). Throws `prd_too_large` past `limits` (default
+ * {@link prdLimits}): the file's size before it is read, its stories as they are split off.
  */
 export async function scanPrdFile(
   file: string,
   context: Omit<PrdValidationContext, "file">,
   onStory: (story: Story, index: number) => void,
+  limits: PrdLimits = prdLimits(),
 ): Promise<PrdScan> {
   const checker = new StoryChecker({ ...context, file });
   const spans: number[] = [];
@@ -107,6 +122,8 @@ export async function scanPrdFile(
   let broken: unknown;
   const splitter = new PrdSplitter(({ bytes, start, end }) => {
     if (broken !== undefined) return;
+    // Counted before the story is parsed: past the limit the scan stops here.
+    if (spans.length / 2 >= limits.maxStories) throw tooManyStories(file, limits);
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString("utf8"));
@@ -123,7 +140,7 @@ export async function scanPrdFile(
       onStory(story, index);
     }
   });
-  await readChunks(file, (chunk) => {
+  await readPrdChunks(file, limits, (chunk) => {
     hash.update(chunk);
     if (broken === undefined) splitter.push(chunk);
   });
@@ -142,7 +159,7 @@ export async function scanPrdFile(
   }
   if (headText === undefined || broken !== undefined) {
     // Not strict JSON or not shaped like a PRD: the whole parse says what is wrong.
-    const loaded = parsePrdText(file, await readPrdText(file), context);
+    const loaded = parsePrdText(file, await readPrdText(file, limits), context, limits);
     if (handed && loaded.prd)
       return {
         file,
@@ -165,24 +182,4 @@ export async function scanPrdFile(
   }
   problems.push(...checker.finish());
   return { file, head, problems: sortProblems(problems), source: { digest: hash.digest("hex"), spans } };
-}
-
-/** Hands the file's bytes to `onChunk` a chunk at a time (each chunk a buffer of its own). */
-async function readChunks(file: string, onChunk: (chunk: Buffer) => void): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (cause) {
-    throw unreadable(file, cause);
-  }
-  try {
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      onChunk(bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead));
-    }
-  } finally {
-    await handle.close();
-  }
 }

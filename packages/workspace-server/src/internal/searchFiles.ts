@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { SearchMatch } from "../WorkspaceResults.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
+import { patternDetails, patternPreview, regexReason } from "./patternPreview.js";
 import type { WalkedFile } from "./walkFiles.js";
 
 /** Files larger than this are not searched (counted in `skipped.tooLarge`). */
@@ -75,21 +76,29 @@ outer: for (const file of files) {
 parentPort.postMessage(out);
 `;
 
-/** Compiles the pattern here first, so a bad one is an `invalid_pattern` refusal rather than a worker crash. */
+/**
+ * Compiles the pattern here first, so a bad one is an `invalid_pattern` refusal rather than a failure of
+ * the search. V8 parses a pattern when it is constructed but compiles it only when it first runs: a
+ * pattern too large to compile (a 1 MB literal) constructs fine and failed in the worker's first exec,
+ * which came back as `internal`. Running it once on the empty string compiles it, at no risk of
+ * backtracking.
+ */
 export function compileRegex(source: string, caseSensitive: boolean): string {
   const flags = caseSensitive ? "" : "i";
   try {
-    new RegExp(source, flags);
+    new RegExp(source, flags).test("");
   } catch (error) {
-    throw new WorkspaceToolError(
-      "invalid_pattern",
-      `pattern ${JSON.stringify(source)} is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        pattern: source,
-      },
-    );
+    throw invalidPattern(source, error);
   }
   return flags;
+}
+
+function invalidPattern(source: string, error: unknown): WorkspaceToolError {
+  return new WorkspaceToolError(
+    "invalid_pattern",
+    `pattern ${patternPreview(source)} is not a valid regular expression: ${regexReason(error)}`,
+    patternDetails(source),
+  );
 }
 
 /** Searches `files` line by line for `source`, stopping at `maxResults` matches or after `timeoutMs`. */
@@ -144,7 +153,14 @@ export function searchFiles(
     options.signal?.addEventListener("abort", onAbort, { once: true });
     worker.once("message", (outcome: SearchOutcome) => settle(() => resolve(outcome)));
     worker.once("error", (error) =>
-      settle(() => reject(new WorkspaceToolError("internal", `search failed: ${error.message}`, { pattern: source }))),
+      settle(() =>
+        reject(
+          // The pattern was compiled above with the same flags; should the worker still refuse it, it is the pattern's fault.
+          error.name === "SyntaxError"
+            ? invalidPattern(source, error)
+            : new WorkspaceToolError("internal", `search failed: ${error.message.slice(0, 500)}`),
+        ),
+      ),
     );
     worker.once("exit", (code) =>
       settle(() => reject(new WorkspaceToolError("internal", `search worker exited with ${code} before answering`))),

@@ -6,6 +6,7 @@ import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
 import type { WalkSkipped } from "../WorkspaceResults.js";
 import { WorkspaceToolError } from "../WorkspaceToolError.js";
+import { patternDetails, patternPreview } from "./patternPreview.js";
 import type { ResolvedPath, WorkspaceRoot } from "./WorkspaceRoot.js";
 
 /** Folders never listed, searched or measured, whatever the ignore files say. */
@@ -51,9 +52,11 @@ export function compileGlob(pattern: string): (rel: string) => boolean {
   try {
     return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
   } catch (error) {
-    throw new WorkspaceToolError("invalid_pattern", `glob ${JSON.stringify(pattern)} is not valid: ${String(error)}`, {
-      pattern,
-    });
+    throw new WorkspaceToolError(
+      "invalid_pattern",
+      `glob ${patternPreview(pattern)} is not valid: ${String(error)}`,
+      patternDetails(pattern),
+    );
   }
 }
 
