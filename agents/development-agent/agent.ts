@@ -31,6 +31,14 @@ export default defineSpecialist({
       ctx.repertoire.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.qualifiedName),
     );
     const wrote = work.claim.calls.filter((c) => !c.isError && writers.has(c.tool));
+    // A harness with its own tools on (`--harness-builtin-tools`) may change files beside meshflow's
+    // tools: the working tree's diff it left, recorded in the evidence, is that change.
+    const ownChange = work.claim.harness?.builtinTools === true && Boolean(work.claim.harness.diff?.trim());
+    if (ownChange && !wrote.length)
+      return ctx.pass(
+        `${work.claim.summary} (changed through its own tools: see the diff in the evidence)`,
+        ...work.evidence,
+      );
     if (writers.size && !wrote.length)
       return ctx.fail(
         `${ctx.model?.name} claimed step ${ctx.step} done ("${work.claim.summary}") but none of its calls that change anything succeeded`,

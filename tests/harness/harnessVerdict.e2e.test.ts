@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { ScriptedModelServer } from "@meshflow/model/testing";
@@ -143,6 +144,42 @@ describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
       const fromPrd = await ws.flow(["run", "prd.json"]);
       expect(fromPrd.code).toBe(2);
       expect(fromPrd.stderr).toContain('unknown harness "gemini"');
+    });
+
+    it("--harness-builtin-tools: claude-code writes with its own Write tool; the evidence says so and records the diff", async () => {
+      const { ws, server: s, script } = await harnessWorkspace("claude-code");
+      server = s;
+      execFileSync("git", ["init", "-q"], { cwd: ws.dir });
+      execFileSync(
+        "git",
+        ["-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "start"],
+        {
+          cwd: ws.dir,
+        },
+      );
+      const own = join(ws.dir, "own.txt");
+      script.turns.push(
+        { toolCalls: [{ name: "Write", input: { file_path: own, content: "written by the program itself\n" } }] },
+        { toolCalls: [harnessCall("claude-code", "step_pass", { summary: "wrote own.txt" })] },
+        { text: "Done." },
+      );
+      ws.writePrd([{ title: "Own tools", mavenSteps: [1], mcpTools: { step1: ["filesystem"] } }]);
+      const run = await ws.flow([
+        "run",
+        "prd.json",
+        "--json",
+        "--harness-builtin-tools",
+        ...harnessFlags("claude-code"),
+      ]);
+      expect(readFileSync(own, "utf8")).toBe("written by the program itself\n");
+      // Its own tool was offered this time, beside meshflow's.
+      expect(turnRequests(s)[0]?.tools.map((t) => t.name)).toContain("Write");
+      expect(run.code, run.stderr).toBe(0);
+      const status = JSON.parse((await ws.flow(["status", "--json"])).stdout);
+      const evidence = readFileSync(join(ws.dir, ".flow/runs", status.run.runId, "evidence.ndjson"), "utf8");
+      expect(evidence).toContain('"builtinTools":true');
+      expect(evidence).toContain("?? own.txt");
+      expect(run.stderr).not.toContain("KEY");
     });
   },
 );
