@@ -16,11 +16,11 @@ import {
   type ToolResult,
 } from "@meshflow/core";
 import {
-  FINISHING_SCHEMA,
   FINISHING_TOOLS,
   type FinishingTool,
   type ModelBudgets,
-  safeToolNames,
+  offeredTools,
+  requestSize,
   systemPrompt,
   taskMessage,
 } from "@meshflow/model";
@@ -28,7 +28,7 @@ import type { HarnessAdapter, HarnessEvent } from "./HarnessAdapter.js";
 import { HarnessProcess } from "./internal/HarnessProcess.js";
 import { type GatheredTurn, TurnGatherer } from "./internal/TurnGatherer.js";
 import { workingTreeDiff } from "./internal/workingTreeDiff.js";
-import { StepServer, type StepServerTool } from "./StepServer.js";
+import { StepServer } from "./StepServer.js";
 
 /** How a {@link HarnessModel} starts its program. */
 export interface HarnessModelOptions {
@@ -84,37 +84,8 @@ export class HarnessModel implements StepModel {
     this.name = options.model ? `${options.adapter.name}/${options.model.name}` : options.adapter.name;
   }
 
-  /** The tools the program is served, and the way back from their names to the repertoire's. */
-  #tools(task: ModelTask): { tools: StepServerTool[]; qualified: Map<string, string> } {
-    const names = safeToolNames(
-      task.tools.map((t) => t.qualifiedName),
-      Object.keys(FINISHING_TOOLS),
-    );
-    const qualified = new Map<string, string>();
-    const tools: StepServerTool[] = task.tools.map((t) => {
-      const name = names.get(t.qualifiedName) ?? t.qualifiedName;
-      qualified.set(name, t.qualifiedName);
-      const hints = t.annotations as Record<string, unknown> | undefined;
-      return {
-        name,
-        description: t.description ?? "",
-        inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: "object" },
-        ...(hints && Object.keys(hints).length ? { annotations: hints } : {}),
-      };
-    });
-    for (const [name, description] of Object.entries(FINISHING_TOOLS))
-      tools.push({ name, description, inputSchema: { ...FINISHING_SCHEMA } });
-    return { tools, qualified };
-  }
-
   size(task: ModelTask): ModelRequestSize {
-    const { tools } = this.#tools(task);
-    const bytes = (s: string) => Buffer.byteLength(s);
-    return {
-      promptBytes: bytes(systemPrompt(task)) + bytes(taskMessage(task)),
-      toolBytes: bytes(JSON.stringify(tools)),
-      tools: tools.length,
-    };
+    return requestSize(task, offeredTools(task).tools);
   }
 
   async run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim> {
@@ -179,7 +150,7 @@ export class HarnessModel implements StepModel {
     const overBudget = this.#overBudget(spent);
     if (overBudget) return stop("blocked", "budget_exhausted", overBudget);
 
-    const { tools, qualified } = this.#tools(task);
+    const { tools, qualified } = offeredTools(task);
     let finish: Finish | undefined;
     /** The calls asked for since the last journaled turn: journaled with the next one. */
     const asked: Array<{ id: string; name: string; input: Record<string, unknown> }> = [];

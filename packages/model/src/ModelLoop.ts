@@ -15,16 +15,9 @@ import {
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
 import { resultForModel } from "./internal/resultText.js";
-import { safeToolNames } from "./internal/toolNames.js";
 import { KEY_VARIABLES } from "./keyVariables.js";
-import {
-  FINISHING_SCHEMA,
-  FINISHING_TOOLS,
-  type FinishingTool,
-  REMINDER,
-  systemPrompt,
-  taskMessage,
-} from "./prompt.js";
+import { offeredTools, requestSize } from "./offeredTools.js";
+import { FINISHING_TOOLS, type FinishingTool, REMINDER, systemPrompt, taskMessage } from "./prompt.js";
 
 /** Limits of one step's model loop. Every one is a flag of `flow run`. */
 export interface ModelBudgets {
@@ -113,35 +106,14 @@ export class ModelLoop implements StepModel {
     return this.#chat.name;
   }
 
-  /** The tools of a task as the model is offered them, and the way back to qualified names. */
+  /** The tools of a task as the model is offered them (without hints: they are not part of a request). */
   #tools(task: ModelTask): { tools: ChatTool[]; qualified: Map<string, string> } {
-    const names = safeToolNames(
-      task.tools.map((t) => t.qualifiedName),
-      Object.keys(FINISHING_TOOLS),
-    );
-    const qualified = new Map<string, string>();
-    const tools: ChatTool[] = task.tools.map((t) => {
-      const name = names.get(t.qualifiedName) ?? t.qualifiedName;
-      qualified.set(name, t.qualifiedName);
-      return {
-        name,
-        description: t.description ?? "",
-        inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: "object" },
-      };
-    });
-    for (const [name, description] of Object.entries(FINISHING_TOOLS))
-      tools.push({ name, description, inputSchema: { ...FINISHING_SCHEMA } });
-    return { tools, qualified };
+    const { tools, qualified } = offeredTools(task);
+    return { tools: tools.map(({ annotations: _hints, ...tool }) => tool), qualified };
   }
 
   size(task: ModelTask): ModelRequestSize {
-    const { tools } = this.#tools(task);
-    const bytes = (s: string) => Buffer.byteLength(s);
-    return {
-      promptBytes: bytes(systemPrompt(task)) + bytes(taskMessage(task)),
-      toolBytes: bytes(JSON.stringify(tools)),
-      tools: tools.length,
-    };
+    return requestSize(task, this.#tools(task).tools);
   }
 
   async run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim> {

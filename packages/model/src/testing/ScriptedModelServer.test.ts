@@ -12,11 +12,11 @@ const API_KEY = "sk-scripted";
 
 interface Provider {
   name: string;
-  api: "openai" | "anthropic";
+  api: "openai" | "anthropic" | "responses";
   model: (server: ScriptedModelServer, apiKey?: string) => LanguageModel;
 }
 
-/** The three provider packages meshflow uses, each pointed at the scripted server. */
+/** The three provider packages meshflow uses, and OpenAI's Responses API (Codex's), each pointed at the scripted server. */
 const PROVIDERS: Provider[] = [
   {
     name: "openai",
@@ -27,6 +27,11 @@ const PROVIDERS: Provider[] = [
     name: "anthropic",
     api: "anthropic",
     model: (server, apiKey = API_KEY) => createAnthropic({ baseURL: server.baseUrl, apiKey })("claude-test"),
+  },
+  {
+    name: "openai responses",
+    api: "responses",
+    model: (server, apiKey = API_KEY) => createOpenAI({ baseURL: server.baseUrl, apiKey }).responses("gpt-test"),
   },
   {
     name: "openai-compatible",
@@ -115,7 +120,7 @@ describe("ScriptedModelServer", () => {
     const first = await generateText({ model: model(s), tools, messages: prompt, maxRetries: 0 });
 
     expect(first.finishReason).toBe("tool-calls");
-    const prefix = api === "openai" ? "call_" : "toolu_";
+    const prefix = api === "anthropic" ? "toolu_" : "call_";
     expect(first.toolCalls.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input }))).toEqual([
       { toolCallId: `${prefix}1`, toolName: "weather", input: { city: "Paris", days: 3 } },
       { toolCallId: "my-call", toolName: "alert", input: { level: "high", tags: ["storm"] } },
@@ -164,7 +169,7 @@ describe("ScriptedModelServer", () => {
       { id: "my-call", name: "alert", text: "pager down", ...(api === "anthropic" ? { isError: true } : {}) },
     ]);
     expect(request?.messages.map((message) => message.role)).toEqual(
-      api === "openai" ? ["user", "assistant", "tool", "tool"] : ["user", "assistant", "tool"],
+      api !== "anthropic" ? ["user", "assistant", "tool", "tool"] : ["user", "assistant", "tool"],
     );
     expect(request?.messages[1]?.toolCalls).toEqual([
       { id: `${prefix}1`, name: "weather", input: { city: "Paris", days: 3 } },
@@ -221,7 +226,7 @@ describe("ScriptedModelServer", () => {
     expect(error.message).toContain("scripted model server: invalid API key for request #0");
     expect(s.requests).toHaveLength(1);
     expect(s.remaining()).toBe(1);
-    const header = api === "openai" ? { authorization: "Bearer sk-wrong" } : { "x-api-key": "sk-wrong" };
+    const header = api === "anthropic" ? { "x-api-key": "sk-wrong" } : { authorization: "Bearer sk-wrong" };
     expect(s.requests[0]?.headers).toMatchObject(header);
     expect((await generateText({ model: model(s), prompt: "hi", maxRetries: 0 })).text).toBe("welcome");
   });

@@ -1,3 +1,4 @@
+import { openaiWire } from "./openaiWire.js";
 import type { ReceivedMessage } from "./ReceivedRequest.js";
 import type { ResolvedReply } from "./ScriptedReply.js";
 import {
@@ -94,11 +95,8 @@ export const responsesWire: WireFormat = {
           output_index: index,
           item: { ...item, arguments: "", status: "in_progress" },
         });
-        event("response.function_call_arguments.delta", {
-          item_id: item.id,
-          output_index: index,
-          delta: item.arguments,
-        });
+        for (const delta of splitPieces(item.arguments))
+          event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta });
       }
       event("response.output_item.done", { output_index: index, item });
     });
@@ -106,16 +104,7 @@ export const responsesWire: WireFormat = {
     return frames;
   },
 
-  errorBody(status, message) {
-    return {
-      error: {
-        message,
-        type: status >= 500 ? "server_error" : "invalid_request_error",
-        param: null,
-        code: status === 401 ? "invalid_api_key" : null,
-      },
-    };
-  },
+  errorBody: openaiWire.errorBody,
 };
 
 /**
