@@ -174,6 +174,7 @@ export class HarnessModel implements StepModel {
     let stopped: { code: ModelStopCode; summary: string } | undefined;
     let result: Extract<HarnessEvent, { type: "result" }> | undefined;
     let records = Promise.resolve();
+    let recordFailure: unknown;
     try {
       const command = adapter.command({
         program: options.program,
@@ -230,7 +231,12 @@ export class HarnessModel implements StepModel {
           ...(report.session ? { session: report.session } : {}),
         };
         const number = turn;
-        records = records.then(() => io.turns.record(number, recorded));
+        // Journaled in order; a failure is kept and thrown once the program has ended.
+        records = records
+          .then(() => io.turns.record(number, recorded))
+          .catch((error: unknown) => {
+            recordFailure ??= error;
+          });
         // The program is stopped once it starts a turn past the budget, unless it has finished already.
         const over = this.#overBudget(spent, 1);
         if (over && !finish) halt("budget_exhausted", over);
@@ -274,6 +280,7 @@ export class HarnessModel implements StepModel {
       if (timer) clearTimeout(timer);
       gatherer.flush();
       await records;
+      if (recordFailure !== undefined) throw recordFailure;
       if (options.builtinTools) {
         const diff = workingTreeDiff(options.cwd);
         if (diff !== undefined) report.diff = diff;
