@@ -73,7 +73,7 @@ describe("flow validate", () => {
     expect((await runFlow(["validate", example, "--bogus"])).code).toBe(2);
     const noArg = await runFlow(["validate"]);
     expect(noArg.code).toBe(2);
-    expect(noArg.stderr).toContain("missing required argument 'prd.json'");
+    expect(noArg.stderr).toContain("missing required argument 'prd.json | folder'");
   });
 
   it("exits 2 with a JSON error on --json when the file is missing", async () => {
@@ -82,6 +82,21 @@ describe("flow validate", () => {
     expect(JSON.parse(result.stdout)).toEqual({
       error: { code: "file_not_found", message: "prd/nope.json: cannot read PRD: no such file" },
     });
+  });
+
+  it("checks the MCP servers a PRD names against the MCP config it finds, as flow plan does", async () => {
+    // validate judged the file alone: an unknown server passed it and only flow plan (or the run) caught it.
+    const file = "prd/examples/invalid/unknown-server.json";
+    const config = "prd/examples/todo-app/.mcp.json";
+    const result = await runFlow(["validate", file, "--mcp-config", config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${file}: $.userStories[0].mcpTools.step7[0]: unknown MCP server "memroy" (did you mean "memory"?) in ${config}`,
+    );
+    const found = await runFlow(["validate", file, "--json"], { env: { FLOW_MCP_CONFIG: config } });
+    expect(JSON.parse(found.stdout).valid).toBe(false);
+    // Without any MCP config the file alone is judged: nothing to check the names against.
+    expect((await runFlow(["validate", file])).code).toBe(0);
   });
 
   it("uses a routing override from --routing or FLOW_ROUTING", async () => {

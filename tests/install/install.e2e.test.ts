@@ -138,7 +138,7 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
 
     const plan = await run("npx", ["flow", "plan", "prd/prd.json"], project);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toMatch(/step 5\s+quality-agent\s+workspace/);
+    expect(plan.stdout).toMatch(/step 5\s+Quality\s+quality-agent\s+workspace/);
 
     // The three servers flow init configured start from the project (npx finds the installed ones).
     const tools = await run("npx", ["flow", "tools", "list", "--json"], project);
