@@ -31,7 +31,7 @@ describe("flow validate", () => {
       `${file}: $.userStories[3].mavenSteps[1]: expected a number <= 11, found number 12`,
       `${file}: $.userStories[3].priority: expected number, found the string "high"`,
       `${file}: $.userStories[4].mavenSteps[1]: step 5 is listed twice (first at index 0)`,
-      `${file}: $.userStories[4].verify[0].cwd: cwd must be a path inside the PRD's folder, found "../.."`,
+      `${file}: $.userStories[4].verify[0].cwd: cwd must be a path relative to the PRD's folder that stays inside the project (its git repository, else the folder holding .mcp.json), found "../../../..": outside the project ${ROOT.replace(/\/$/, "")}`,
       `${file}: invalid (8 problems)`,
     ]);
   });

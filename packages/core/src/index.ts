@@ -15,6 +15,7 @@ export {
 } from "./fs/ownFile.js";
 export { packageFile } from "./fs/packageFile.js";
 export { processAlive } from "./fs/processAlive.js";
+export { isInside, projectRoot } from "./fs/projectRoot.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
 export {
   type ContentWriter,

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { type FileHandle, open, readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { MeshflowError } from "../errors/MeshflowError.js";
+import { projectRoot } from "../fs/projectRoot.js";
 import { parseJsonText } from "../json/parseJsonText.js";
 import type { Problem } from "../problems/Problem.js";
 import type { Prd, Story } from "./PrdSchema.js";
@@ -43,6 +45,12 @@ function unreadable(file: string, cause: unknown): MeshflowError {
   return new MeshflowError("file_not_found", `${file}: cannot read PRD: ${reason}`, { cause, details: { file } });
 }
 
+/** Where a PRD file sits: its folder and its project, which a `verify` cwd must stay inside. */
+function locationOf(file: string): { prdDir: string; projectDir: string } {
+  const prdDir = dirname(resolve(file));
+  return { prdDir, projectDir: projectRoot(prdDir) };
+}
+
 function parsePrdText(file: string, text: string, context: Omit<PrdValidationContext, "file">): LoadedPrd {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
@@ -61,7 +69,7 @@ function parsePrdText(file: string, text: string, context: Omit<PrdValidationCon
       ],
     };
   }
-  const { prd, problems } = validatePrd(parsed.value, { ...context, file });
+  const { prd, problems } = validatePrd(parsed.value, { ...context, file, location: locationOf(file) });
   return { file, text, prd, problems };
 }
 
@@ -100,7 +108,7 @@ export async function scanPrdFile(
   context: Omit<PrdValidationContext, "file">,
   onStory: (story: Story, index: number) => void,
 ): Promise<PrdScan> {
-  const checker = new StoryChecker({ ...context, file });
+  const checker = new StoryChecker({ ...context, file, location: locationOf(file) });
   const spans: number[] = [];
   const hash = createHash("sha256");
   let handed = 0;
