@@ -230,16 +230,20 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
   it("runs a verify from the project's root for a PRD in prd/, and refuses a cwd outside the project", async () => {
     // "cwd": ".." was refused because the PRD sits in prd/; the project (here the folder of .mcp.json) bounds it.
     const prd = JSON.parse(readFileSync(join(project, "prd", "prd.json"), "utf8"));
+    // A scripted step (the memory server's graph read) so the completion gate itself runs the command.
     const story = {
       ...prd.userStories[0],
       id: "US-ROOT",
       passes: false,
+      mavenSteps: [1],
+      mcpTools: { step1: ["memory"] },
+      calls: { step1: [{ tool: "memory__read_graph", args: {} }] },
       verify: [{ name: "root", run: ["node", "-e", "require('fs').accessSync('package.json')"], cwd: ".." }],
     };
     writeFileSync(join(project, "prd", "root.json"), JSON.stringify({ ...prd, userStories: [story] }, null, 2));
     const ran = await run("npx", ["flow", "run", "prd/root.json"], project);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
-    const outside = { ...story, verify: [{ run: ["node", "-e", ""], cwd: "../.." }] };
+    const outside = { ...story, verify: [{ run: ["node", "-e", "0"], cwd: "../.." }] };
     writeFileSync(join(project, "prd", "outside.json"), JSON.stringify({ ...prd, userStories: [outside] }, null, 2));
     const refused = await run("npx", ["flow", "validate", "prd/outside.json"], project);
     expect(refused.code).toBe(1);

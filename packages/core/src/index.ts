@@ -135,6 +135,7 @@ export { type EventBase, type RunEvent, type RunEventType, sumTokens, type Token
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export { shorten, TURN_TEXT_CHARS } from "./text/shorten.js";
+export { stripAnsi, stripAnsiDeep } from "./text/stripAnsi.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {
   parseQualifiedName,

@@ -1,8 +1,18 @@
-import { hasErrors, loadMcpConfig, loadPrdFile, type Problem, planPrd, type RoutingTable } from "@meshflow/core";
+import {
+  formatJsonPath,
+  hasErrors,
+  loadMcpConfig,
+  loadPrdFile,
+  type Prd,
+  type Problem,
+  planPrd,
+  type RoutingTable,
+  stepKey,
+} from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
-import { commandRouting, knownSpecialists } from "./prdInput.js";
+import { commandRouting, loadedSpecialists } from "./prdInput.js";
 import { prdTargets } from "./prdTargets.js";
 
 /** Options of `flow validate`. */
@@ -24,16 +34,44 @@ interface Validated {
   steps: number;
 }
 
+type Specialists = ReadonlyMap<string, { needsPlan: boolean }>;
+
+/**
+ * Steps a run would block at once: routed to a specialist with no plan of its own, with neither the
+ * story's calls for the step nor a model (the story's, the PRD's, or FLOW_MODEL). Warnings: `--model`
+ * given to the run supplies one.
+ */
+function planlessSteps(file: string, prd: Prd, routing: RoutingTable, specialists: Specialists): Problem[] {
+  const problems: Problem[] = [];
+  if (prd.model || prd.harness || process.env.FLOW_MODEL) return problems;
+  prd.userStories.forEach((story, index) => {
+    if (story.passes || story.model || story.harness) return;
+    story.mavenSteps.forEach((step, i) => {
+      const specialist = routing.steps.get(step);
+      if (!specialist || !specialists.get(specialist)?.needsPlan) return;
+      if (story.calls?.[stepKey(step)]?.length) return;
+      problems.push({
+        file,
+        path: formatJsonPath(["userStories", index, "mavenSteps", i]),
+        message: `step ${step} (${specialist}) has neither calls nor a model, so a run blocks it: add "calls": {"${stepKey(step)}": [...]}, a "model" to the story or PRD, or run with --model`,
+        severity: "warning",
+      });
+    });
+  });
+  return problems;
+}
+
 async function validateOne(
   file: string,
   routing: RoutingTable,
-  specialists: ReadonlySet<string>,
+  specialists: Specialists,
   mcpConfigFile: string | undefined,
 ): Promise<Validated> {
-  const loaded = await loadPrdFile(file, { routing, specialists });
+  const loaded = await loadPrdFile(file, { routing, specialists: new Set(specialists.keys()) });
   const problems = [...loaded.problems];
   const prd = loaded.prd;
   if (prd) {
+    problems.push(...planlessSteps(file, prd, routing, specialists));
     // Server names are checked only against a config that exists: without one, validate judges the
     // file alone and `flow plan` says that no config was found.
     const mcpConfig = loadMcpConfig({ file: mcpConfigFile });
@@ -68,7 +106,7 @@ function printText(output: Output, v: Validated): void {
 export async function validateCommand(given: string, options: ValidateOptions, output: Output): Promise<ExitCode> {
   const targets = prdTargets(given);
   const routing = commandRouting(options);
-  const specialists = await knownSpecialists(options.agents);
+  const specialists = await loadedSpecialists(options.agents);
   const results: Validated[] = [];
   for (const file of targets.files) results.push(await validateOne(file, routing, specialists, options.mcpConfig));
   const valid = results.every((r) => r.valid);

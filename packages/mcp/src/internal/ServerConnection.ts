@@ -185,6 +185,7 @@ export class ServerConnection {
       secrets: this.secrets,
       tail: this.stderrTail(),
       closedByPool: this.isClosed(),
+      process: this.config.transport === "stdio",
     };
   }
 

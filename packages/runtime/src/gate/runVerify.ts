@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { isInside, projectRoot, runProcess, type VerifyCommand } from "@meshflow/core";
+import { isInside, projectRoot, runProcess, stripAnsi, type VerifyCommand } from "@meshflow/core";
 
 /** Default time limit of one verify command. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 120_000;
@@ -81,7 +81,8 @@ async function runOne(
     killGraceMs: KILL_GRACE_MS,
     signal,
   });
-  const output = lastLines(`${outcome.stdout.text}${outcome.stderr.text}`);
+  // Test runners colour their output when they think a terminal reads it; the tail is kept and shown as text.
+  const output = lastLines(stripAnsi(`${outcome.stdout.text}${outcome.stderr.text}`));
   const result = {
     ...base,
     exitCode: outcome.exitCode,

@@ -142,6 +142,12 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
   consults?: readonly string[];
   /** Validates the merged settings (a zod schema fits); invalid settings block the step, naming the field. */
   configSchema?: ConfigSchema<C>;
+  /**
+   * `"calls-or-model"`: the specialist has no plan of its own, so a step the story gives neither scripted
+   * calls nor a model is blocked; `flow validate` warns of such a step before a run. A specialist without
+   * a think() works that way whatever this says.
+   */
+  needs?: "calls-or-model";
   think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
 }
 
@@ -173,6 +179,7 @@ const DefinitionSchema = z.strictObject({
       "configSchema must have a safeParse method (a zod schema)",
     )
     .optional(),
+  needs: z.literal("calls-or-model").optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 

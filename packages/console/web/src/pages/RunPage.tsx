@@ -2,7 +2,7 @@ import { Fragment } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
-import { ApiError, api, duration, num, timeOfDay, useApi, useLive } from "../api.js";
+import { ApiError, api, duration, num, plural, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
@@ -136,7 +136,7 @@ function Step({
           Step {step.step} · {step.specialist} <Status value={step.status} />
           <span class="muted">
             {" "}
-            {step.items.filter((i) => i.kind === "call").length} calls, {step.tools} tools
+            {plural(step.items.filter((i) => i.kind === "call").length, "call")}, {plural(step.tools, "tool")}
             {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
             {step.tokens ? `, ${num(step.tokens.input + step.tokens.output)} tokens` : ""}
           </span>
@@ -215,7 +215,7 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
   );
 }
 
-/** One run: its header, the Resume and Emergency stop buttons, and its story → step → call tree. */
+/** One run: its header, the Resume and guard-lock buttons, and its story → step → call tree. */
 export function RunPage({ runId }: { runId: string }) {
   const { data, error, reload } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
   const throttled = useThrottled(reload);
@@ -258,9 +258,9 @@ export function RunPage({ runId }: { runId: string }) {
         Run {run.runId} <Status value={run.status} />
       </h1>
       <p class="muted">
-        {run.prd} · {run.stories} stories · {num(run.calls)} calls · {duration(run.durationMs)}
+        {run.prd} · {plural(run.stories, "story", "stories")} · {plural(run.calls, "call")} · {duration(run.durationMs)}
         {run.tokens
-          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns`
+          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${plural(run.tokens.turns, "turn")}`
           : ""}
       </p>
       <div class="actions">
@@ -268,9 +268,14 @@ export function RunPage({ runId }: { runId: string }) {
           Resume
         </button>
         <button type="button" class="danger" onClick={() => act("stop")}>
-          Emergency stop
+          Lock guard, stop console-started runs
         </button>
       </div>
+      <p class="muted">
+        The lock interrupts the runs this console resumed (they stay resumable) and starts no new one. A run started
+        elsewhere, by <code>flow run</code> in a terminal or a <code>flow worker</code>, goes on: stop it with Ctrl-C
+        where it runs, or its worker with SIGTERM.
+      </p>
       <p role="status" aria-live="polite">
         {note ?? ""}
       </p>
