@@ -1,6 +1,9 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.js";
 import { type FlowConsole, startFlowConsole } from "../helpers/flowConsole.js";
+import { until } from "../helpers/flowWorker.js";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
 
 // What a failed run's page and the Queue page say to someone new, in chromium: a console started
@@ -68,8 +71,45 @@ describe("flow console's words", { timeout: 90_000 }, () => {
     expect(text).not.toMatch(/\b1 (stories|calls|tools)\b/);
     // The button says what it does: it cannot stop a run another process started.
     expect(await page.getByRole("button", { name: "Lock guard, stop console-started runs" }).isVisible()).toBe(true);
-    expect(text).toContain("A run started elsewhere");
+    expect(text).toContain("Stop this run asks the flow run or flow resume running it, wherever it was started");
     await browser.screenshot("console-failed-run-text");
+  });
+
+  it("stops a run another process started, from the run's page; the run stays resumable", async () => {
+    // The red "Emergency stop" locked the console's guard and stopped only the runs the console itself
+    // resumed: a `flow run` from a terminal went on.
+    const { page } = browser;
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["slow"] },
+        calls: {
+          step1: [
+            { tool: "slow__wait_for", args: { file: "release" } },
+            { tool: "slow__append_line", args: { file: "log.txt", line: "after" } },
+          ],
+        },
+      },
+    ]);
+    const run = ws.spawnFlow(["run", "prd.json", "--json", "--run-id", "elsewhere"]);
+    await run.next((e) => e.type === "tool.called" && e.tool === "slow__wait_for");
+    await page.goto(`${flowConsole.url}#/runs/elsewhere`);
+    const stop = page.getByRole("button", { name: "Stop this run" });
+    await page.locator("h1", { hasText: "running" }).waitFor();
+    await stop.click();
+    await page.getByText("asked run elsewhere to stop").waitFor();
+    await browser.screenshot("console-stop-run");
+    // The run's own process takes the request (it looks for it twice a second), as it takes a Ctrl-C.
+    await until("the run to take the stop request", async () =>
+      run.stderr().includes("stopping (stopped from flow console)") ? true : undefined,
+    );
+    // The call in flight finishes and is recorded; nothing after it starts.
+    writeFileSync(join(ws.files, "release"), "");
+    expect(await run.exit).toBe(130);
+    expect(run.stderr()).toContain("flow resume elsewhere");
+    await page.locator("h1", { hasText: /interrupted|aborted/ }).waitFor();
+    const resumed = await ws.flow(["resume", "elsewhere"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(ws.read("log.txt")).toBe("after\n");
   });
 
   it("says on the Queue page that no Redis is configured and how to give one", async () => {

@@ -257,7 +257,7 @@ async function runOne(
       },
     },
   );
-  const summary = await drive(session, view, output);
+  const summary = await drive(session, view, output, (id) => env.store.stopRequestFile(id));
   if (!options.json) await printSummaryTable(summary, env.store, output);
   const { passed, failed, blocked } = summary.counts;
   return { code: report(summary, options, output), stories: passed + failed + blocked };

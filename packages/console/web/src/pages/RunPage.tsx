@@ -228,9 +228,15 @@ export function RunPage({ runId }: { runId: string }) {
       [runId, throttled],
     ),
   );
-  const act = async (what: "resume" | "stop") => {
+  const act = async (what: "resume" | "stop" | "stop-run") => {
     try {
-      if (what === "resume") {
+      if (what === "stop-run") {
+        await api(`/api/runs/${encodeURIComponent(runId)}/stop`, {
+          method: "POST",
+          body: { reason: "stopped from flow console" },
+        });
+        setNote(`asked run ${runId} to stop: calls in flight finish and are recorded; it stays resumable`);
+      } else if (what === "resume") {
         const r = await api<{ launched: { pid: number } }>(`/api/runs/${encodeURIComponent(runId)}/resume`, {
           method: "POST",
         });
@@ -267,14 +273,18 @@ export function RunPage({ runId }: { runId: string }) {
         <button type="button" onClick={() => act("resume")} disabled={!resumable}>
           Resume
         </button>
+        <button type="button" class="danger" onClick={() => act("stop-run")} disabled={run.status !== "running"}>
+          Stop this run
+        </button>
         <button type="button" class="danger" onClick={() => act("stop")}>
           Lock guard, stop console-started runs
         </button>
       </div>
       <p class="muted">
-        The lock interrupts the runs this console resumed (they stay resumable) and starts no new one. A run started
-        elsewhere, by <code>flow run</code> in a terminal or a <code>flow worker</code>, goes on: stop it with Ctrl-C
-        where it runs, or its worker with SIGTERM.
+        Stop this run asks the <code>flow run</code> or <code>flow resume</code> running it, wherever it was started, to
+        stop as Ctrl-C does: calls in flight finish and are recorded, and it stays resumable. The guard lock interrupts
+        the runs this console resumed and starts no new one; a run of a <code>flow worker</code> stops with its worker
+        (SIGTERM).
       </p>
       <p role="status" aria-live="polite">
         {note ?? ""}
