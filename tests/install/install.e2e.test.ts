@@ -240,9 +240,21 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
       calls: { step1: [{ tool: "memory__read_graph", args: {} }] },
       verify: [{ name: "root", run: ["node", "-e", "require('fs').accessSync('package.json')"], cwd: ".." }],
     };
-    writeFileSync(join(project, "prd", "root.json"), JSON.stringify({ ...prd, userStories: [story] }, null, 2));
+    // The quality specialist runs its verify through the workspace server, whose paths are relative to
+    // its own root (the project): ".." from prd/ is that root, not a folder above it.
+    const quality = {
+      ...prd.userStories[0],
+      id: "US-QUALITY",
+      passes: false,
+      verify: [{ name: "tests from the root", run: ["npm", "test"], cwd: ".." }],
+    };
+    writeFileSync(
+      join(project, "prd", "root.json"),
+      JSON.stringify({ ...prd, userStories: [story, quality] }, null, 2),
+    );
     const ran = await run("npx", ["flow", "run", "prd/root.json"], project);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.stdout).toContain("US-QUALITY step 5 ✓ passed");
     const outside = { ...story, verify: [{ run: ["node", "-e", "0"], cwd: "../.." }] };
     writeFileSync(join(project, "prd", "outside.json"), JSON.stringify({ ...prd, userStories: [outside] }, null, 2));
     const refused = await run("npx", ["flow", "validate", "prd/outside.json"], project);

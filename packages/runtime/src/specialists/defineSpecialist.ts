@@ -69,6 +69,12 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   /** The story's scripted calls for this step (`calls.step<N>`), possibly empty. */
   scripted: readonly ScriptedCall[];
   /**
+   * The folder the story's `verify` working directories are relative to (the PRD's), absolute; absent
+   * where a specialist runs without a PRD file (a test harness). A tool whose paths are relative to
+   * another root (a workspace server's) takes `resolve(prdDir, cwd)`.
+   */
+  prdDir?: string;
+  /**
    * The specialist's settings for this step: its `config` with the story's `agentConfig.<name>` merged
    * over it, validated by its `configSchema` (an empty object when it has neither).
    */
