@@ -191,7 +191,7 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
               Gate <Status value={story.gate.passed ? "passed" : "failed"} />
             </h4>
             <p>
-              {story.gate.summary} ({story.gate.commands} command{story.gate.commands === 1 ? "" : "s"})
+              {story.gate.summary} ({plural(story.gate.commands, "command")})
             </p>
             {story.gate.failed ? (
               <>
