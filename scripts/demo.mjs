@@ -51,7 +51,18 @@ const args = [
   ...flowArgs,
 ];
 const code = await new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "inherit" });
+  // flow's own "run folder:" line names the folder relative to the copy; the demo prints it whole at the
+  // end, so flow's is left out here (it said the same thing twice). Everything else on stderr passes.
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ["inherit", "inherit", "pipe"] });
+  let pending = "";
+  child.stderr.on("data", (chunk) => {
+    const lines = (pending + chunk.toString("utf8")).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) if (!line.startsWith("run folder: ")) process.stderr.write(`${line}\n`);
+  });
+  child.stderr.on("end", () => {
+    if (pending && !pending.startsWith("run folder: ")) process.stderr.write(pending);
+  });
   child.on("error", reject);
   child.on("close", (exit, signal) => resolve(exit ?? (signal ? 130 : 1)));
 });

@@ -9,6 +9,7 @@ export default defineSpecialist({
   description:
     "Implements story steps: runs the step's scripted tool calls, then lets the step's model do the work; a model's claim passes only when one of its writing calls succeeded.",
   steps: [1, 2, 7, 9],
+  needs: "calls-or-model",
   // Exported to another harness (flow export agents), it also works with that harness's own tools.
   harnessTools: [
     UniversalTool.read,

@@ -7,6 +7,7 @@ import {
   workspaceServer,
 } from "../../tests/helpers/agentFixtures.js";
 import qualityAgent from "./agent.js";
+import { commandArguments } from "./runVerifyCommand.js";
 
 const OK_TEST = `import test from "node:test";
 import assert from "node:assert/strict";
@@ -119,5 +120,28 @@ describe("quality-agent", () => {
     });
     expect(chosen.status).toBe("passed");
     expect(chosen.calls.map((c) => c.tool)).toEqual(["second__run_command"]);
+  });
+});
+
+describe("commandArguments", () => {
+  const tool = {
+    name: "run_command",
+    qualifiedName: "workspace__run_command",
+    server: "workspace",
+    inputSchema: { type: "object", properties: { command: {}, args: {}, cwd: {} } },
+  } as unknown as Parameters<typeof commandArguments>[0];
+
+  it("gives a verify cwd as the folder it names from the PRD's folder, whatever the tool's root", () => {
+    // A PRD in prd/ with "cwd": ".." meant the project's root; the workspace server read ".." from its own
+    // root (the project) and refused it as outside.
+    expect(commandArguments(tool, { run: ["npm", "test"], cwd: ".." }, "/home/me/app/prd")).toEqual({
+      command: "npm",
+      args: ["test"],
+      cwd: "/home/me/app",
+    });
+    expect(commandArguments(tool, { run: ["npm", "test"] }, "/home/me/app/prd")).toEqual({
+      command: "npm",
+      args: ["test"],
+    });
   });
 });

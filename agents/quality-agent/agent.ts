@@ -45,7 +45,7 @@ export default defineSpecialist({
     const failures: string[] = [];
     for (const verify of commands) {
       const name = verify.name ?? verify.run.join(" ");
-      const args = commandArguments(tool, verify);
+      const args = commandArguments(tool, verify, ctx.prdDir);
       if (!args) return ctx.block(`${tool.qualifiedName} does not take argv`, ...work.evidence);
       const result = await ctx.call(tool.qualifiedName, args);
       const outcome = interpretResult(result, ctx.config.tailLines);

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { ToolDescriptor, ToolResult, VerifyCommand } from "@meshflow/core";
 import { fullText, structured, tailLines } from "../shared/toolResults.js";
 
@@ -28,14 +29,20 @@ function properties(tool: ToolDescriptor): Record<string, unknown> {
  * The arguments for a code_execute tool that takes argv (`command` + `args`, or `argv`), never a
  * shell string: a verify command is argv and stays argv. Undefined when the tool takes neither shape.
  */
-export function commandArguments(tool: ToolDescriptor, verify: VerifyCommand): Record<string, unknown> | undefined {
+export function commandArguments(
+  tool: ToolDescriptor,
+  verify: VerifyCommand,
+  prdDir?: string,
+): Record<string, unknown> | undefined {
   const props = properties(tool);
   const [command, ...args] = verify.run;
   let out: Record<string, unknown> | undefined;
   if ("command" in props && "args" in props) out = { command, args };
   else if ("argv" in props) out = { argv: verify.run };
   if (!out) return undefined;
-  if (verify.cwd !== undefined && "cwd" in props) out.cwd = verify.cwd;
+  // A verify cwd is relative to the PRD's folder, a workspace server's to its root: an absolute path
+  // (inside the root, which the server checks) means the same folder to both.
+  if (verify.cwd !== undefined && "cwd" in props) out.cwd = prdDir ? resolve(prdDir, verify.cwd) : verify.cwd;
   if (verify.timeoutMs !== undefined && "timeoutMs" in props) out.timeoutMs = verify.timeoutMs;
   return out;
 }

@@ -13,6 +13,7 @@ import { resolverSuite } from "./suites/resolver.js";
 import { runMcpSuite } from "./suites/runMcp.js";
 import { runtimeSuite } from "./suites/runtime.js";
 import { scaleSuite } from "./suites/scale.js";
+import { sessionsSuite } from "./suites/sessions.js";
 import { workspaceSuite } from "./suites/workspace.js";
 
 /** Every suite by name; `npm run bench -- <name…>` runs a subset. */
@@ -29,6 +30,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   "run-mcp": runMcpSuite,
   runtime: runtimeSuite,
   scale: scaleSuite,
+  sessions: sessionsSuite,
   workspace: workspaceSuite,
 };
 

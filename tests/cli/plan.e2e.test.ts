@@ -26,7 +26,9 @@ describe("flow plan", () => {
       "US-002  Filter tasks by status  (priority 2)",
       "US-004  Status badge on mobile  (priority 2)",
     ]);
-    expect(result.stdout).toContain("  step 5   quality-agent      everything");
+    expect(result.stdout).toContain("  step 5   Quality         quality-agent      everything");
+    // What the step is for, as the model working it is told, under its row.
+    expect(result.stdout).toContain("        make the type checks and tests pass; no `any`, no skipped tests.");
     expect(result.stdout).toContain("3 stories to run (8 steps), 1 skipped");
     expect(digest(example)).toBe(before);
   });
@@ -43,8 +45,18 @@ describe("flow plan", () => {
       ["US-004", false],
     ]);
     expect(plan.stories[3].steps).toEqual([
-      { step: 11, specialist: "design-agent", servers: ["filesystem"] },
-      { step: 10, specialist: "security-agent", servers: ["filesystem", "memory"] },
+      {
+        step: 11,
+        purpose: "Design: make the story's UI consistent, responsive and usable (mobile included).",
+        specialist: "design-agent",
+        servers: ["filesystem"],
+      },
+      {
+        step: 10,
+        purpose: "Security: find and fix secrets, injection risks and unsafe error handling.",
+        specialist: "security-agent",
+        servers: ["filesystem", "memory"],
+      },
     ]);
   });
 

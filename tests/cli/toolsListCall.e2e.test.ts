@@ -22,6 +22,7 @@ beforeAll(() => {
   brokenConfig = writeMcpConfig(brokenDir, {
     everything: npmServerEntry("server-everything", ["stdio"]),
     broken: { command: process.execPath, args: ["-e", "console.error('cannot open database'); process.exit(4)"] },
+    silent: { command: process.execPath, args: ["-e", "process.exit(5)"] },
     unset: { command: "node", args: ["${MESHFLOW_TEST_UNSET_VAR}"] },
   });
 });
@@ -61,6 +62,11 @@ describe("flow tools list", () => {
       `flow: server "broken" (${process.execPath} -e console.error('cannot open database'); process.exit(4)) could not be started or reached: exited; stderr:\n    cannot open database`,
     );
     expect(result.stderr).toContain("full stderr log:");
+    // A server that exits without a word said `stderr:` and nothing after it.
+    expect(result.stderr).toContain(
+      `flow: server "silent" (${process.execPath} -e process.exit(5)) could not be started or reached: exited; it wrote nothing to stderr`,
+    );
+    expect(result.stderr).not.toMatch(/stderr:\n\s*(\n|$)/);
     expect(result.stderr).toContain(
       "$.mcpServers.unset.args[0]: environment variable MESHFLOW_TEST_UNSET_VAR is not set",
     );

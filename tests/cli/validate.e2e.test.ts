@@ -14,7 +14,7 @@ describe("flow validate", () => {
   it("exits 0 on a valid PRD and leaves it byte-identical", async () => {
     const before = digest(example);
     const result = await runFlow(["validate", example]);
-    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${example}: valid (4 stories, 9 steps)\n`);
     expect(digest(example)).toBe(before);
   });
@@ -31,7 +31,7 @@ describe("flow validate", () => {
       `${file}: $.userStories[3].mavenSteps[1]: expected a number <= 11, found number 12`,
       `${file}: $.userStories[3].priority: expected number, found the string "high"`,
       `${file}: $.userStories[4].mavenSteps[1]: step 5 is listed twice (first at index 0)`,
-      `${file}: $.userStories[4].verify[0].cwd: cwd must be a path inside the PRD's folder, found "../.."`,
+      `${file}: $.userStories[4].verify[0].cwd: cwd must be a path relative to the PRD's folder that stays inside the project (its git repository, else the folder holding .mcp.json), found "../../../..": outside the project ${ROOT.replace(/\/$/, "")}`,
       `${file}: invalid (8 problems)`,
     ]);
   });
@@ -39,7 +39,8 @@ describe("flow validate", () => {
   it("--json prints {valid, errors[{path, message}]}", async () => {
     const ok = await runFlow(["validate", example, "--json"]);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, errors: [] });
+    expect(JSON.parse(ok.stdout).valid).toBe(true);
+    expect(JSON.parse(ok.stdout).errors.filter((e: { severity: string }) => e.severity === "error")).toEqual([]);
 
     const broken = await runFlow(["validate", "prd/examples/invalid/broken-json.json", "--json"]);
     expect(broken.code).toBe(1);
@@ -73,7 +74,7 @@ describe("flow validate", () => {
     expect((await runFlow(["validate", example, "--bogus"])).code).toBe(2);
     const noArg = await runFlow(["validate"]);
     expect(noArg.code).toBe(2);
-    expect(noArg.stderr).toContain("missing required argument 'prd.json'");
+    expect(noArg.stderr).toContain("missing required argument 'prd.json | folder'");
   });
 
   it("exits 2 with a JSON error on --json when the file is missing", async () => {
@@ -84,13 +85,44 @@ describe("flow validate", () => {
     });
   });
 
+  it("warns of a step a run would block: a specialist without a plan of its own, and neither calls nor a model", async () => {
+    // validate passed such a PRD without a word; the run then blocked the story at its first step.
+    const result = await runFlow(["validate", example, "--json"]);
+    const warnings = JSON.parse(result.stdout).errors.filter((e: { severity: string }) => e.severity === "warning");
+    expect(warnings.map((w: { path: string }) => w.path)).toEqual([
+      "$.userStories[0].mavenSteps[0]",
+      "$.userStories[0].mavenSteps[1]",
+      "$.userStories[1].mavenSteps[0]",
+    ]);
+    expect(warnings[1].message).toBe(
+      'step 7 (development-agent) has neither calls nor a model, so a run blocks it: add "calls": {"step7": [...]}, a "model" to the story or PRD, or run with --model',
+    );
+    // Stories that passed are skipped by a run; a model (FLOW_MODEL here) gives every step a plan.
+    const withModel = await runFlow(["validate", example], { env: { FLOW_MODEL: "openai:gpt-test" } });
+    expect(withModel).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("checks the MCP servers a PRD names against the MCP config it finds, as flow plan does", async () => {
+    // validate judged the file alone: an unknown server passed it and only flow plan (or the run) caught it.
+    const file = "prd/examples/invalid/unknown-server.json";
+    const config = "prd/examples/todo-app/.mcp.json";
+    const result = await runFlow(["validate", file, "--mcp-config", config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${file}: $.userStories[0].mcpTools.step7[0]: unknown MCP server "memroy" (did you mean "memory"?) in ${config}`,
+    );
+    const found = await runFlow(["validate", file, "--json"], { env: { FLOW_MCP_CONFIG: config } });
+    expect(JSON.parse(found.stdout).valid).toBe(false);
+    // Without any MCP config the file alone is judged: nothing to check the names against.
+    expect((await runFlow(["validate", file])).code).toBe(0);
+  });
+
   it("uses a routing override from --routing or FLOW_ROUTING", async () => {
     const override = "tests/fixtures/routing/no-design.yaml";
     const flag = await runFlow(["validate", example, "--routing", override, "--json"]);
     expect(flag.code).toBe(1);
-    expect(JSON.parse(flag.stdout).errors.map((e: { path: string }) => e.path)).toEqual([
-      "$.userStories[3].mavenSteps[0]",
-    ]);
+    const errors = JSON.parse(flag.stdout).errors.filter((e: { severity: string }) => e.severity === "error");
+    expect(errors.map((e: { path: string }) => e.path)).toEqual(["$.userStories[3].mavenSteps[0]"]);
     const env = await runFlow(["validate", example], { env: { FLOW_ROUTING: override } });
     expect(env.code).toBe(1);
     expect(env.stderr).toContain(

@@ -158,7 +158,7 @@ describe("flow console", { timeout: 90_000 }, () => {
 
     await page.goto(`${flowConsole.url}#/health`);
     await page.locator("tr", { hasText: "memory__create_entities" }).waitFor();
-    await page.getByRole("button", { name: "Emergency stop" }).click();
+    await page.getByRole("button", { name: "Lock guard, stop console-started runs" }).click();
     await page.locator(".status", { hasText: "locked" }).first().waitFor();
     await browser.screenshot("console-health");
     await page.getByRole("button", { name: "Unlock" }).click();

@@ -234,6 +234,8 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
     const run = await repo.flow(["run", "prds/prd-ui.json", "--branch", "--allow-dirty", "--max-stories", "1"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("created and checked out branch flow/ui");
+    // The limit names every story it left, not only the PRDs it did not start.
+    expect(run.stderr).toContain("--max-stories 1 reached; left for a later run:\n  prd-ui.json: UI-2\n");
     expect(repo.git("branch", "--show-current").trim()).toBe("flow/ui");
     expect(repo.commits()).toEqual([
       { subject: "feat: UI-1 UI story 1", body: expect.stringMatching(/^Meshflow-Run: /), files: ["src/ui/a.ts"] },

@@ -46,3 +46,6 @@ function compileFolder(dir) {
   }
 }
 compileFolder(join(target, "agents"));
+// The PRD's JSON Schema ships too: `flow init` points a new PRD's `$schema` at it, so editors of a project
+// that installed @meshflow/cli validate and complete PRDs without a copy of this repository.
+cpSync(join(repo, "prd", "prd.schema.json"), join(target, "prd.schema.json"));

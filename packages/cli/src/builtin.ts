@@ -13,6 +13,9 @@ export const BUILTIN_AGENTS = join(BUILTIN, "agents");
 /** The skills folder @meshflow/cli ships (`builtin/skills`): the base a project's `skills/` is merged over. */
 export const BUILTIN_SKILLS = join(BUILTIN, "skills");
 
+/** The PRD's JSON Schema @meshflow/cli ships (`builtin/prd.schema.json`): a new PRD's `$schema` points at it. */
+export const BUILTIN_PRD_SCHEMA = join(BUILTIN, "prd.schema.json");
+
 /** Where merged skills folders are kept: the user's cache, else a private folder of this process. */
 function skillsCacheDir(): string {
   return userCacheDir("skills") ?? mkdtempSync(join(tmpdir(), "meshflow-skills-"));

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { MeshflowError, processAlive, type RunEvent, sumTokens, type TokenCount } from "@meshflow/core";
+import { MeshflowError, processAlive, type RunEvent, stripAnsiDeep, sumTokens, type TokenCount } from "@meshflow/core";
 import { FileRunStore, type RunRecord } from "@meshflow/runtime/host";
 import { addJournalCalls, buildRunTree, type JournalStarted, type RunTree } from "./runTree.js";
 
@@ -225,7 +225,8 @@ export class RunCatalog {
         turns[entry.key] = turn;
         continue;
       }
-      const text = JSON.stringify(entry.result, null, 2);
+      // A command's coloured output (run_command of a test runner) would show its escape codes raw.
+      const text = JSON.stringify(stripAnsiDeep(entry.result), null, 2);
       results[entry.key] = {
         isError: entry.result.isError === true,
         text: text.length > RESULT_CHARS ? text.slice(0, RESULT_CHARS) : text,

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MeshflowError, type RunEvent } from "@meshflow/core";
 import type { Guard } from "@meshflow/mcp";
@@ -108,6 +109,22 @@ export const ROUTES: readonly Route[] = [
       if (run.status === "running")
         throw new MeshflowError("run_locked", `run ${run.runId} is running (its process is alive); nothing to resume`);
       sendJson(res, 202, { launched: ctx.launcher.resume(run.runId) });
+    },
+  },
+  {
+    name: "stop-run",
+    method: "POST",
+    path: "/api/runs/:runId/stop",
+    async handle(ctx, params, req, res) {
+      const body = parse(StopRequestSchema, await readJsonBody(req), "POST /api/runs/:runId/stop");
+      const { run } = await ctx.catalog.get(params.runId ?? "");
+      if (run.status !== "running")
+        throw new MeshflowError("usage", `run ${run.runId} is not running (${run.status}); nothing to stop`);
+      // The run's process (flow run or flow resume, wherever it was started) watches for this file and
+      // stops as Ctrl-C does; the console never signals a process it did not start.
+      const file = ctx.catalog.store.stopRequestFile(run.runId);
+      writeFileSync(file, `${body.reason}\n`, { mode: 0o600 });
+      sendJson(res, 202, { runId: run.runId, requested: true, file });
     },
   },
   {

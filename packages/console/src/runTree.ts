@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus, TokenCount } from "@meshflow/core";
+import { type RunEvent, type StepStatus, stripAnsi, type TokenCount } from "@meshflow/core";
 
 // The one place the console turns a run's events into its story → step → item tree. When the
 // runtime's shared report builder lands, this file switches to it; nothing else reads raw events.
@@ -203,7 +203,7 @@ export function buildRunTree(runId: string, events: readonly RunEvent[], storyId
         if (!step) break;
         step.status = event.status;
         step.finishedAt = event.time;
-        step.summary = event.summary;
+        step.summary = stripAnsi(event.summary);
         if (event.calls !== undefined) step.calls = event.calls;
         if (event.tokens) step.tokens = event.tokens;
         break;
@@ -212,17 +212,18 @@ export function buildRunTree(runId: string, events: readonly RunEvent[], storyId
         const gate: GateNode = {
           passed: event.passed,
           commands: event.commands,
-          summary: event.summary,
+          summary: stripAnsi(event.summary),
           time: event.time,
         };
-        if (event.failed) gate.failed = event.failed;
+        // Runs before the gate stripped its command's colours kept them in the tail.
+        if (event.failed) gate.failed = { command: event.failed.command, tail: stripAnsi(event.failed.tail) };
         story(event.storyId).gate = gate;
         break;
       }
       case "story.finished": {
         const node = story(event.storyId);
         node.status = event.status;
-        node.summary = event.summary;
+        node.summary = stripAnsi(event.summary);
         if (event.tokens) node.tokens = event.tokens;
         break;
       }

@@ -15,6 +15,7 @@ export {
 } from "./fs/ownFile.js";
 export { packageFile } from "./fs/packageFile.js";
 export { processAlive } from "./fs/processAlive.js";
+export { isInside, projectRoot } from "./fs/projectRoot.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
 export {
   type ContentWriter,
@@ -157,6 +158,7 @@ export {
   type OversizedLine,
 } from "./stream/BoundedLineSplitter.js";
 export { shorten, TURN_TEXT_CHARS } from "./text/shorten.js";
+export { stripAnsi, stripAnsiDeep } from "./text/stripAnsi.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {
   parseQualifiedName,

@@ -34,6 +34,37 @@ describe("createModelCatalog", () => {
     expect(() => createModelCatalog({ env: { FLOW_MODEL: "mistral:x" } })).toThrow(/FLOW_MODEL/);
   });
 
+  it("warns once per provider when a set key variable is not sent", async () => {
+    // openai-compatible sent only FLOW_MODEL_API_KEY: a user's OPENAI_API_KEY was ignored without a word.
+    const server = await ScriptedModelServer.start();
+    try {
+      const warnings: string[] = [];
+      const catalog = createModelCatalog({
+        env: { OPENAI_API_KEY: "sk-user" },
+        baseUrl: server.url,
+        warn: (m) => warnings.push(m),
+      });
+      await catalog.check(["openai-compatible:llama", "openai-compatible:qwen"]);
+      catalog.get("openai-compatible:llama");
+      expect(warnings).toEqual([
+        "OPENAI_API_KEY is set but not sent to openai-compatible models, which read only FLOW_MODEL_API_KEY: set FLOW_MODEL_API_KEY to send a key",
+      ]);
+      const both: string[] = [];
+      createModelCatalog({
+        env: { OPENAI_API_KEY: "sk-a", FLOW_MODEL_API_KEY: "sk-b" },
+        warn: (m) => both.push(m),
+      }).get("openai:gpt-x");
+      expect(both).toEqual([
+        "OPENAI_API_KEY is set but not sent to openai models: FLOW_MODEL_API_KEY comes first and is sent instead",
+      ]);
+      const quiet: string[] = [];
+      createModelCatalog({ env: { OPENAI_API_KEY: "sk-a" }, warn: (m) => quiet.push(m) }).get("openai:gpt-x");
+      expect(quiet).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("check: a missing key is model_unavailable naming the variables", async () => {
     const catalog = createModelCatalog({ env: {} });
     await expect(catalog.check(["anthropic:claude-x"])).rejects.toMatchObject({

@@ -11,7 +11,7 @@ import {
 import { AiSdkChatModel } from "./aiSdkModel.js";
 import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 import type { ChatModel } from "./ChatModel.js";
-import { KEY_VARIABLES } from "./keyVariables.js";
+import { KEY_VARIABLES, unusedKeyVariables } from "./keyVariables.js";
 import { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
 
 /** How a run's models are built: the command's flags and the environment. */
@@ -31,6 +31,11 @@ export interface ModelCatalogOptions {
   replay?: string;
   /** Time a reachability probe of a model endpoint may take (ms, default 10,000). */
   probeTimeoutMs?: number;
+  /**
+   * Told once per provider when a key variable is set but not sent (`OPENAI_API_KEY` with an
+   * `openai-compatible` model, which sends only `FLOW_MODEL_API_KEY`); default: nobody is told.
+   */
+  warn?: (message: string) => void;
   /** Retries of a failed model request (default 2). */
   maxRetries?: number;
 }
@@ -82,8 +87,16 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
   let recording: Cassette | undefined;
   const models = new Map<string, StepModel>();
 
+  const warned = new Set<ModelProvider>();
+  // Said at the preflight's check when there is one, else when the model is first built.
+  const warnUnused = (provider: ModelProvider): void => {
+    if (!options.warn || warned.has(provider)) return;
+    warned.add(provider);
+    for (const message of unusedKeyVariables(provider, env)) options.warn(message);
+  };
   const live = (ref: ModelRef): ChatModel => {
     const key = apiKeyFor(ref.provider, env);
+    warnUnused(ref.provider);
     return new AiSdkChatModel(ref, {
       ...(baseUrl ? { baseUrl } : {}),
       ...(key ? { apiKey: key.key } : {}),
@@ -118,6 +131,7 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
       for (const name of new Set(names)) {
         const ref = parseModelName(name);
         const key = apiKeyFor(ref.provider, env);
+        warnUnused(ref.provider);
         if (!key && ref.provider !== "openai-compatible")
           throw new MeshflowError(
             "model_unavailable",

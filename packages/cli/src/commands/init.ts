@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { MeshflowError } from "@meshflow/core";
+import { BUILTIN_PRD_SCHEMA } from "../builtin.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 
@@ -60,7 +61,7 @@ async function ask(facts: ProjectFacts, output: Output): Promise<ProjectFacts> {
   }
 }
 
-function mcpConfig(dir: string, test: string[] | undefined): unknown {
+function mcpConfig(test: string[] | undefined): unknown {
   const allow = test?.[0] ? ["--allow", test[0]] : [];
   return {
     mcpServers: {
@@ -68,8 +69,9 @@ function mcpConfig(dir: string, test: string[] | undefined): unknown {
       memory: {
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-memory"],
-        // The memory server resolves a relative path against its own package folder: keep it absolute.
-        env: { MEMORY_FILE_PATH: `\${FLOW_MEMORY_FILE:-${join(dir, ".flow", "memory.jsonl")}}` },
+        // Relative to the config's folder (flow makes a `./` env value absolute there), so the file
+        // travels with the project: the memory server itself would resolve it against its own package.
+        env: { MEMORY_FILE_PATH: "${FLOW_MEMORY_FILE:-./.flow/memory.jsonl}" },
       },
       // `--no`: never fetch an unrelated package named "flow" from the registry; `--`: the rest is flow's.
       workspace: { command: "npx", args: ["--no", "--", "flow", "workspace-server", "--root", ".", ...allow] },
@@ -77,9 +79,18 @@ function mcpConfig(dir: string, test: string[] | undefined): unknown {
   };
 }
 
-function firstPrd(facts: ProjectFacts): unknown {
+/**
+ * The `$schema` of a PRD in `prdDir`: the schema this `flow` ships, relative to the PRD (through the
+ * project's node_modules once installed), so editors find it wherever the project is moved or cloned.
+ */
+export function prdSchemaRef(prdDir: string): string {
+  return relative(prdDir, BUILTIN_PRD_SCHEMA).split(sep).join("/");
+}
+
+function firstPrd(facts: ProjectFacts, schema: string): unknown {
   const verify = facts.test ? [{ name: "tests", run: facts.test }] : undefined;
   return {
+    $schema: schema,
     project: facts.name,
     branchName: "flow/first-run",
     description: `First meshflow PRD of ${facts.name}, written by flow init.`,
@@ -141,8 +152,9 @@ export async function initCommand(options: InitOptions, output: Output): Promise
   let facts = readProject(dir);
   if (!options.yes && !options.json && process.stdin.isTTY && process.stderr.isTTY) facts = await ask(facts, output);
   const done: InitFile[] = [];
-  writeNew(dir, ".mcp.json", `${JSON.stringify(mcpConfig(dir, facts.test), null, 2)}\n`, done);
-  writeNew(dir, join("prd", "prd.json"), `${JSON.stringify(firstPrd(facts), null, 2)}\n`, done);
+  writeNew(dir, ".mcp.json", `${JSON.stringify(mcpConfig(facts.test), null, 2)}\n`, done);
+  const prd = firstPrd(facts, prdSchemaRef(join(dir, "prd")));
+  writeNew(dir, join("prd", "prd.json"), `${JSON.stringify(prd, null, 2)}\n`, done);
   ignoreFlow(dir, done);
   if (options.json) {
     printJson(output, { dir, files: done, next: INIT_NEXT });

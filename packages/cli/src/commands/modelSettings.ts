@@ -36,6 +36,15 @@ export function modelSettings(flags: ModelFlags & CassetteFlags): ModelSettings 
   };
 }
 
+/** Warnings already printed: a worker or `flow serve` builds a catalog per model and says each once. */
+const warned = new Set<string>();
+
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`warning: ${message}\n`);
+}
+
 /**
  * The run's models from its settings. `@meshflow/model` (the AI SDK and its providers) is loaded only
  * here, so commands that run no model never load it. `resumed`: a recording goes on in the same cassette.
@@ -52,6 +61,7 @@ export async function buildModels(settings: ModelSettings, resumed = false): Pro
     maxResultChars: settings.maxResultChars,
   };
   const models = createModelCatalog({
+    warn: warnOnce,
     ...(settings.model ? { model: settings.model } : {}),
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     budgets,

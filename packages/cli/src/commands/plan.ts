@@ -1,9 +1,18 @@
-import { chooseHarness, hasErrors, loadMcpConfig, loadPrdFile, type Plan, planPrd } from "@meshflow/core";
+import {
+  chooseHarness,
+  hasErrors,
+  loadMcpConfig,
+  loadPrdFile,
+  type Plan,
+  planPrd,
+  type RoutingTable,
+} from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
 import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
 import { commandRouting, knownSpecialists } from "./prdInput.js";
+import { prdTargets } from "./prdTargets.js";
 import { printFailure } from "./tools/list.js";
 
 /** Options of `flow plan`. */
@@ -51,9 +60,12 @@ function printPlan(
     for (const step of story.steps) {
       const who = (step.specialist ?? "(no specialist)").padEnd(18);
       const servers = step.servers.length ? step.servers.join(", ") : "(no MCP servers)";
+      // The purpose's name (before its colon) fits the row; the whole sentence goes under it.
+      const [name, ...rest] = step.purpose.split(": ");
       output.out(
-        `  step ${String(step.step).padEnd(3)} ${who} ${servers}${step.harness ? `  harness ${step.harness}` : ""}`,
+        `  step ${String(step.step).padEnd(3)} ${(name ?? "").padEnd(15)} ${who} ${servers}${step.harness ? `  harness ${step.harness}` : ""}`,
       );
+      if (rest.length) output.out(`${" ".repeat(8)}${rest.join(": ")}`);
       printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)), step.harness);
     }
   }
@@ -63,13 +75,39 @@ function printPlan(
   output.out(`\n${plural(toRun.length, "story", "stories")} to run (${plural(steps, "step")}), ${skipped} skipped`);
 }
 
-/** `flow plan <prd.json>`: the preflight routing table in run order, before any tool is called. */
-export async function planCommand(file: string, options: PlanOptions, output: Output): Promise<ExitCode> {
+/**
+ * `flow plan <prd.json | folder>`: the preflight routing table in run order, before any tool is called;
+ * of a folder, each PRD's in the order `flow run <folder>` takes them (`--json`: `{"folder", "prds"}`).
+ */
+export async function planCommand(given: string, options: PlanOptions, output: Output): Promise<ExitCode> {
+  const targets = prdTargets(given);
   const routing = commandRouting(options);
   const specialists = await knownSpecialists(options.agents);
+  if (!targets.folder)
+    return planOne(given, options, { routing, specialists, print: (v) => printJson(output, v) }, output);
+  const documents: unknown[] = [];
+  let code: ExitCode = EXIT.ok;
+  for (const [i, file] of targets.files.entries()) {
+    if (i > 0 && !options.json) output.out("");
+    const one = await planOne(file, options, { routing, specialists, print: (v) => documents.push(v) }, output);
+    code = Math.max(code, one) as ExitCode;
+  }
+  if (options.json) printJson(output, { folder: given, prds: documents });
+  return code;
+}
+
+interface PlanInputs {
+  routing: RoutingTable;
+  specialists: ReadonlySet<string>;
+  /** Where this PRD's `--json` document goes: printed alone, or gathered for a folder's. */
+  print: (value: unknown) => void;
+}
+
+async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, output: Output): Promise<ExitCode> {
+  const { routing, specialists, print } = inputs;
   const loaded = await loadPrdFile(file, { routing, specialists });
   if (!loaded.prd) {
-    if (options.json) printJson(output, { stories: [], problems: loaded.problems });
+    if (options.json) print({ file, stories: [], problems: loaded.problems });
     else {
       printProblems(output, loaded.problems);
       output.err(`${file}: invalid PRD (${plural(loaded.problems.length, "problem")}); nothing planned`);
@@ -96,7 +134,7 @@ export async function planCommand(file: string, options: PlanOptions, output: Ou
   }
   const failed = hasErrors(plan.problems);
   if (options.json) {
-    printJson(output, {
+    print({
       file,
       mcpConfig: mcpConfig.file ?? null,
       routing: routing.sources,

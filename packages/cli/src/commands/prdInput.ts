@@ -21,10 +21,26 @@ export async function loadValidPrd(file: string, routing: RoutingTable): Promise
  * the built-in ones by default), so `flow validate` and `flow plan` judge routing as the run will.
  */
 export async function knownSpecialists(agents: string[] | string | undefined): Promise<ReadonlySet<string>> {
+  return new Set((await loadedSpecialists(agents)).keys());
+}
+
+/**
+ * The specialists `flow run` would load with these `--agents`, each with whether it needs the story's
+ * calls or a model for a step (`needs: "calls-or-model"`, or no think() of its own).
+ */
+export async function loadedSpecialists(
+  agents: string[] | string | undefined,
+): Promise<ReadonlyMap<string, { needsPlan: boolean }>> {
   const [{ loadSpecialists }, { agentPaths }] = await Promise.all([
     import("@meshflow/runtime/host"),
     import("./runEnvironment.js"),
   ]);
   const paths = agentPaths(agents);
-  return new Set((await loadSpecialists(paths.paths, paths)).keys());
+  const loaded = await loadSpecialists(paths.paths, paths);
+  return new Map(
+    [...loaded].map(([name, { specialist: s }]) => [
+      name,
+      { needsPlan: s.needs === "calls-or-model" || s.think === undefined },
+    ]),
+  );
 }

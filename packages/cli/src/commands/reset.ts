@@ -3,6 +3,7 @@ import { MeshflowError } from "@meshflow/core";
 import { ProgressLog, resetStories } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson, storyList } from "../output.js";
+import { assertPrdFile } from "./prdTargets.js";
 
 /** Options of `flow reset`. */
 export interface ResetOptions {
@@ -15,6 +16,8 @@ export interface ResetOptions {
 /** `flow reset <prd>`: stories back to `passes: false` with empty notes; `--archive` moves the progress log away. */
 export async function resetCommand(file: string, options: ResetOptions, output: Output): Promise<ExitCode> {
   if (!existsSync(file)) throw new MeshflowError("file_not_found", `${file}: no such PRD file`);
+  // Which stories of which PRDs to reset is the user's call, file by file: a folder is refused by name.
+  assertPrdFile(file, "flow reset");
   const { FileRunStore } = await import("@meshflow/runtime/host");
   const progress = new ProgressLog(file);
   // Checked first: a refused archive folder leaves the PRD as it was.

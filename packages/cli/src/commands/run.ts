@@ -138,7 +138,7 @@ export async function resumeCommand(
         },
         runId,
       );
-      const summary = await drive(session, view, output);
+      const summary = await drive(session, view, output, (id) => built.store.stopRequestFile(id));
       if (!options.json) await printSummaryTable(summary, built.store, output);
       return report(summary, options, output);
     });

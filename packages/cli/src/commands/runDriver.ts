@@ -12,6 +12,7 @@ import { TreeView } from "../runView/TreeView.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import type { CassetteFlags, ModelFlags } from "./modelSettings.js";
 import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
+import { watchStopRequests } from "./stopRequests.js";
 
 // How flow drives one run, shared by `flow run` (one PRD, a folder, a re-run) and `flow resume`:
 // the view of its events, Ctrl-C, the closing report and exit code.
@@ -100,10 +101,25 @@ export function confirmation(options: RunFlags, view: View): Pick<RunDependencie
 /**
  * Runs a session to its end; Ctrl-C aborts it cleanly: nothing new starts, calls in flight finish and
  * are journaled (the MCP servers, in process groups of their own, never see the terminal's SIGINT).
- * A second Ctrl-C exits at once (130); the servers are killed on the way out.
+ * A second Ctrl-C exits at once (130); the servers are killed on the way out. `stopRequests` names the
+ * file whose appearance asks the run to stop the same way (see {@link watchStopRequests}).
  */
-export async function drive(session: RunSession, view: View, output: Output): Promise<RunSummary> {
+export async function drive(
+  session: RunSession,
+  view: View,
+  output: Output,
+  stopRequests?: (runId: string) => string,
+): Promise<RunSummary> {
   let interrupted = false;
+  // A stop asked for from elsewhere (flow console's "Stop this run") is a first Ctrl-C: the run stays resumable.
+  const unwatch = stopRequests
+    ? watchStopRequests({ file: stopRequests, runId: () => session.runId() }, (reason) => {
+        if (interrupted) return;
+        interrupted = true;
+        output.err(`\nstopping (${reason}): calls in flight finish and are recorded…`);
+        session.abort();
+      })
+    : () => {};
   const onSigint = () => {
     if (interrupted) {
       view.stop();
@@ -120,6 +136,7 @@ export async function drive(session: RunSession, view: View, output: Output): Pr
   try {
     return await session.done;
   } finally {
+    unwatch();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
     view.stop();

@@ -116,11 +116,13 @@ export async function runPrds(
     const view = viewFor(options, output);
     let code: ExitCode = EXIT.ok;
     let remaining = options.maxStories ?? Number.POSITIVE_INFINITY;
+    /** What --max-stories left for a later run, per PRD: every story named, so the user knows what is next. */
+    const left: string[] = [];
     for (const target of targets) {
       if (remaining <= 0) {
-        if (!options.json)
-          output.err(`--max-stories ${options.maxStories} reached; ${basename(target.file)} not started`);
-        break;
+        const ids = pendingStories(target) ?? [];
+        if (ids.length) left.push(`${basename(target.file)} (not started): ${ids.join(", ")}`);
+        continue;
       }
       const waiting = target.dependsOn.filter((dep) => readPrdOutline(dep)?.stories.some((s) => !s.passes) !== false);
       if (waiting.length) {
@@ -132,6 +134,10 @@ export async function runPrds(
         continue;
       }
       const stories = selectStories(target, remaining, folder || options.maxStories !== undefined);
+      if (options.maxStories !== undefined) {
+        const rest = (pendingStories(target) ?? []).filter((id) => !stories?.includes(id));
+        if (rest.length) left.push(`${basename(target.file)}: ${rest.join(", ")}`);
+      }
       if (stories && !stories.length) {
         if (!options.json) output.err(`${basename(target.file)}: every story passed; nothing to run`);
         continue;
@@ -150,6 +156,10 @@ export async function runPrds(
       remaining -= ran.stories;
       if (ran.code === EXIT.interrupted || (options.failFast && ran.code !== EXIT.ok)) break;
     }
+    if (left.length && !options.json) {
+      output.err(`--max-stories ${options.maxStories} reached; left for a later run:`);
+      for (const line of left) output.err(`  ${line}`);
+    }
     return code;
   });
 }
@@ -160,13 +170,19 @@ export async function runPrds(
  */
 function selectStories(target: Target, limit: number, limited: boolean): string[] | undefined {
   if (!limited) return target.stories;
+  const pending = pendingStories(target);
+  if (!pending) return target.stories; // the run reports why the PRD is invalid
+  return pending.slice(0, Number.isFinite(limit) ? limit : undefined);
+}
+
+/** A target's stories that have not passed (those asked for, when some are), in run order; undefined for an invalid PRD. */
+function pendingStories(target: Target): string[] | undefined {
   const outline = readPrdOutline(target.file);
-  if (!outline) return target.stories; // the run reports why the PRD is invalid
+  if (!outline) return undefined;
   const wanted = target.stories ? new Set(target.stories) : undefined;
   return outlineRunOrder(outline)
     .filter((story) => !story.passes && (!wanted || wanted.has(story.id)))
-    .map((story) => story.id)
-    .slice(0, Number.isFinite(limit) ? limit : undefined);
+    .map((story) => story.id);
 }
 
 /** Runs one PRD with the workflow's hooks; returns its exit code and how many stories concluded. */
@@ -241,7 +257,7 @@ async function runOne(
       },
     },
   );
-  const summary = await drive(session, view, output);
+  const summary = await drive(session, view, output, (id) => env.store.stopRequestFile(id));
   if (!options.json) await printSummaryTable(summary, env.store, output);
   const { passed, failed, blocked } = summary.counts;
   return { code: report(summary, options, output), stories: passed + failed + blocked };

@@ -11,13 +11,26 @@ import {
   skillsOption,
 } from "./shared.js";
 
-/** `flow plan <prd.json>`. */
+/** `flow plan <prd.json | folder>`. */
 export const registerPlan: Registrar = (program, { output, setExit }) => {
+  // The steps' purposes live in @meshflow/core's data; it is loaded only when `flow plan` is what runs,
+  // so every other command (and `flow --help`) starts without it.
+  let steps = "";
+  program.hook("preSubcommand", async (_program, sub) => {
+    if (sub.name() !== "plan") return;
+    steps = `\n${(await import("../commands/stepPurposesHelp.js")).stepPurposesHelp()}\n`;
+  });
   program
     .command("plan")
-    .description("show the preflight: story → step → specialist → MCP servers, in run order")
-    .argument("<prd.json>", "the PRD file (never modified)")
-    .option("--json", 'print {"stories": [{"id", "skipped", "steps"}], "problems"}')
+    .description("show the preflight: story → step (and what it is for) → specialist → MCP servers, in run order")
+    .argument(
+      "<prd.json | folder>",
+      "the PRD file (never modified), or a folder: each of its prd-*.json and *.prd.json, in the order flow run takes them",
+    )
+    .option(
+      "--json",
+      'print {"stories": [{"id", "skipped", "steps": [{"step", "purpose", "specialist", "servers"}]}], "problems"}; of a folder, {"folder", "prds": [those]}',
+    )
     .option(
       "--discover",
       "start the steps' MCP servers: each step's repertoire (its specialist's tools after skills and enrichers: count, names, schema bytes) and how many tools were left out",
@@ -32,7 +45,7 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .addOption(maxPrdStoriesOption())
     .addOption(maxPrdBytesOption())
     .addOption(skillsOption())
-    .addHelpText("after", EXIT_CODES_HELP)
+    .addHelpText("after", () => `${steps}${EXIT_CODES_HELP}`)
     .action(async (file: string, options) => {
       const { planCommand } = await import("../commands/plan.js");
       setExit(await planCommand(file, flags<PlanOptions>()(options), output));

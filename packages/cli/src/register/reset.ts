@@ -7,7 +7,7 @@ export const registerReset: Registrar = (program, { output, setExit }) => {
     .description(
       "set stories of a PRD back to not passed: passes false, notes cleared (every story by default); only those values change",
     )
-    .argument("<prd>", "the PRD file")
+    .argument("<prd>", "the PRD file (one file: a folder is refused, exit 2, naming its PRDs)")
     .option("--story <id...>", "reset only these stories (default: every story)")
     .option(
       "--archive",

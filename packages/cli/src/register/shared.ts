@@ -257,6 +257,13 @@ type ModelFlagsMatch = Assert<
 type Assert<T extends true> = T;
 
 /**
+ * Which variable each provider's key is read from (the first set wins), as `--model`'s help says it; a
+ * test holds it to `KEY_VARIABLES` of @meshflow/model, which this file does not import (start-up time).
+ */
+export const MODEL_KEYS_HELP =
+  "Keys: anthropic reads FLOW_MODEL_API_KEY, else ANTHROPIC_API_KEY; openai reads FLOW_MODEL_API_KEY, else OPENAI_API_KEY; openai-compatible reads only FLOW_MODEL_API_KEY (OPENAI_API_KEY is not sent; a warning says so)";
+
+/**
  * The options of commands that run stories with a model (run, resume, enqueue, worker, serve): which
  * model, its endpoint, and each step's budgets. `FLOW_MODEL` is not `--model`'s default: a story's or
  * the PRD's `model` comes before it.
@@ -274,13 +281,13 @@ function addModelOptions<Args extends unknown[], Opts extends OptionValues, G ex
     .addOption(
       new Option(
         "--model <provider:model-id>",
-        "the model for every story (anthropic:…, openai:…, openai-compatible:…); else the story's model, the PRD's, FLOW_MODEL",
+        `the model for every story (anthropic:…, openai:…, openai-compatible:…); else the story's model, the PRD's, FLOW_MODEL. ${MODEL_KEYS_HELP}`,
       ),
     )
     .addOption(
       new Option(
         "--model-base-url <url>",
-        "the model endpoint for any provider, e.g. http://127.0.0.1:11434/v1 (Ollama); keys: FLOW_MODEL_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY",
+        "the model endpoint for any provider, e.g. http://127.0.0.1:11434/v1 (Ollama); the key sent is the provider's (see --model)",
       ).env("FLOW_MODEL_BASE_URL"),
     )
     .addOption(

@@ -5,17 +5,27 @@ import {
   flags,
   maxPrdBytesOption,
   maxPrdStoriesOption,
+  mcpConfigOption,
   type Registrar,
   routingOption,
 } from "./shared.js";
 
-/** `flow validate <prd.json>`. */
+/** `flow validate <prd.json | folder>`. */
 export const registerValidate: Registrar = (program, { output, setExit }) => {
   program
     .command("validate")
-    .description("check a PRD: schema, unique ids, step keys, routing; lists every problem")
-    .argument("<prd.json>", "the PRD file (never modified)")
-    .option("--json", 'print {"valid", "errors": [{"path", "message"}]}')
+    .description(
+      "check a PRD: schema, unique ids, step keys, routing, and the MCP servers it names when an MCP config is found; lists every problem",
+    )
+    .argument(
+      "<prd.json | folder>",
+      "the PRD file (never modified), or a folder: each of its prd-*.json and *.prd.json, in the order flow run takes them",
+    )
+    .option(
+      "--json",
+      'print {"valid", "errors": [{"file", "path", "message", "severity"}]}; of a folder, {"valid", "folder", "prds": [{"file", "valid", "errors"}]}',
+    )
+    .addOption(mcpConfigOption())
     .addOption(routingOption())
     .addOption(agentsOption())
     .addOption(maxPrdStoriesOption())

@@ -102,6 +102,48 @@ describe("formatEvent", () => {
   });
 });
 
+describe("the model's words", () => {
+  const turn = (n: number, text?: string): RunEvent => ({
+    ...base,
+    type: "model.turn",
+    storyId: "US-1",
+    step: 1,
+    provider: "openai",
+    model: "m",
+    turn: n,
+    inputTokens: 10,
+    outputTokens: 5,
+    latencyMs: 7,
+    toolCalls: ["m__a"],
+    ...(text ? { text } : {}),
+  });
+
+  it("shows the latest turn's text under the running step, and leaves it out of the finished block", () => {
+    // The live view showed tokens and tool names only: what the model was doing was not on the terminal.
+    let screen = "";
+    const view = new TreeView((text) => {
+      screen += text;
+    });
+    for (const e of events.slice(0, 3)) view.onEvent(e);
+    view.onEvent(turn(1, "Reading the task list first."));
+    expect(screen).toContain("      “Reading the task list first.”");
+    view.onEvent(turn(2, "Now writing the status field."));
+    const lastDraw = screen.slice(screen.lastIndexOf("\x1b[J"));
+    expect(lastDraw).toContain("“Now writing the status field.”");
+    expect(lastDraw).not.toContain("Reading the task list first.");
+    for (const e of events.slice(3)) view.onEvent(e);
+    view.stop();
+    expect(screen.slice(screen.lastIndexOf("US-1 ✗ failed"))).not.toContain("“");
+  });
+
+  it("puts each turn's text on its line off a terminal", () => {
+    expect(formatEvent(turn(3, "Tests pass; finishing."))).toBe(
+      "US-1 step 1   model openai:m turn 3: 10 in + 5 out tokens, 7 ms → m__a: “Tests pass; finishing.”",
+    );
+    expect(formatEvent(turn(4))).toBe("US-1 step 1   model openai:m turn 4: 10 in + 5 out tokens, 7 ms → m__a");
+  });
+});
+
 describe("summaryTable", () => {
   const finished = (id: string, status: "passed" | "failed", summary: string, tokens?: number): RunEvent[] => [
     { ...base, type: "story.started", storyId: id },

@@ -12,6 +12,8 @@ interface LiveStep {
   /** Model turns and tokens so far. */
   turns: number;
   tokens: number;
+  /** What the model said in its latest turn (one shortened line), shown under the step while it runs. */
+  said?: string;
   status?: StepStatus;
   summary?: string;
   refusals: string[];
@@ -125,6 +127,7 @@ export class TreeView {
         if (step) {
           step.turns++;
           step.tokens += event.inputTokens + event.outputTokens;
+          if (event.text) step.said = event.text;
         }
         break;
       case "step.finished":
@@ -165,6 +168,8 @@ export class TreeView {
       const calls = `${s.calls} call${s.calls === 1 ? "" : "s"}${turns}`;
       const tail = s.status ? `${s.status}: ${firstLine(s.summary ?? "")}` : elapsed(s.started);
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
+      // The model's words of its latest turn, while the step runs; the finished block keeps the verdict only.
+      if (s.said && !s.status) lines.push(`      ${c.dim(`“${s.said}”`)}`);
       for (const k of s.consults) {
         const mark = k.status ? statusMark(k.status, c) : spin;
         const tail = k.status ? `${k.status}: ${firstLine(k.summary ?? "")}` : elapsed(k.started);

@@ -1,4 +1,4 @@
-import type { RunEvent, TokenCount } from "@meshflow/core";
+import { type RunEvent, stripAnsi, type TokenCount } from "@meshflow/core";
 import { type Colors, plainColors, statusWord } from "../colors.js";
 import { coded, plural } from "../output.js";
 
@@ -15,14 +15,21 @@ export function formatCost(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
-/** The first line of a summary (a failed gate's summary goes on with the command's output). */
+/** The first line of a summary (a failed gate's summary goes on with the command's output), without escape codes. */
 export function firstLine(text: string): string {
-  return text.split("\n", 1)[0] ?? "";
+  return stripAnsi(text.split("\n", 1)[0] ?? "");
 }
 
-/** A failed command's last lines, each indented under its gate line: `    | …`. */
+/**
+ * A failed command's last lines, each indented under its gate line: `    | …`. The command's own escape
+ * codes go (runs recorded before the gate stripped them): off a terminal they were raw bytes in the log.
+ */
 export function formatTail(tail: string, c: Colors, indent = "    "): string[] {
-  return tail ? tail.split("\n").map((line) => `${indent}${c.dim("|")} ${line}`) : [];
+  return tail
+    ? stripAnsi(tail)
+        .split("\n")
+        .map((line) => `${indent}${c.dim("|")} ${line}`)
+    : [];
 }
 
 /** A gate's line (first line of its summary) and the failing command's last lines. */
@@ -71,7 +78,7 @@ export function formatEvent(event: RunEvent, c: Colors = plainColors): string | 
         event.costUsd === undefined ? "" : `, ${formatCost(event.costUsd)}`
       }${c.dim(event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`)}${
         event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""
-      }${event.text ? `\n${at(event)}     ${c.dim(`“${event.text}”`)}` : ""}`;
+      }${event.text ? `: “${event.text}”` : ""}`;
     case "step.finished":
       return `${at(event)} ${statusWord(event.status, c)}: ${firstLine(event.summary)}${withTokens(event.tokens)}`;
     case "gate.finished":

@@ -121,6 +121,9 @@ const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
 /** `12,345` (one formatter for every cell: creating one per call dominates a long list's render). */
 export const num = (n: number): string => NUMBER.format(n);
 
+/** `1 story`, `3 stories`: a count with its noun in the right number (`many` for irregular plurals). */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${num(n)} ${n === 1 ? one : many}`;
+
 /** A date and time in the reader's locale. */
 export const dateTime = (iso: string): string => DATE_TIME.format(new Date(iso));
 

@@ -139,6 +139,21 @@ describe("loadMcpConfig", () => {
     ]);
   });
 
+  it("makes a ./ or ../ env value absolute against the server's folder, and leaves other values alone", () => {
+    // A config flow init writes must travel with its project, yet the memory server resolves a relative
+    // MEMORY_FILE_PATH against its own package folder: flow anchors it to the config's folder first.
+    const dir = workspace({
+      "sub/.mcp.json": servers({
+        memory: { command: "npx", env: { MEMORY_FILE_PATH: "${MEM:-./.flow/memory.jsonl}", MODE: "fast" } },
+        nested: { command: "node", cwd: "tools", env: { DATA: "../data.json" } },
+      }),
+    });
+    const config = loadMcpConfig({ file: "sub/.mcp.json", cwd: dir, env: {} });
+    const env = (name: string) => (config.servers.get(name) as { env: Record<string, string> }).env;
+    expect(env("memory")).toEqual({ MEMORY_FILE_PATH: join(dir, "sub", ".flow", "memory.jsonl"), MODE: "fast" });
+    expect(env("nested")).toEqual({ DATA: join(dir, "sub", "data.json") });
+  });
+
   it("returns an empty config when none is found", () => {
     const config = loadMcpConfig({ env: {}, cwd: workspace({}) });
     expect(config).toMatchObject({ file: undefined, source: "none", problems: [] });

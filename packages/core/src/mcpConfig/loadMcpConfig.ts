@@ -89,6 +89,18 @@ function expandStrings(
   }
 }
 
+/**
+ * An `env` value written as a relative path (`./…`, `../…`) made absolute against the server's folder:
+ * some servers resolve a relative path against their own package folder (the memory server's
+ * MEMORY_FILE_PATH), so a config that must travel with its project could only hold an absolute path.
+ */
+function anchorRelativePaths(env: Record<string, string>, cwd: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env))
+    out[key] = value.startsWith("./") || value.startsWith("../") ? resolve(cwd, value) : value;
+  return out;
+}
+
 function parseServer(
   file: string,
   configDir: string,
@@ -119,6 +131,7 @@ function parseServer(
     expandStrings(file, [...base, "args"], args, env, problems, expandedValues);
     expandStrings(file, [...base, "env"], serverEnv, env, problems, expandedValues);
     if (problems.length) return { problems };
+    const serverCwd = resolve(configDir, strings.cwd);
     return {
       server: {
         name,
@@ -126,8 +139,8 @@ function parseServer(
         command: strings.command,
         args,
         argsAsWritten,
-        env: serverEnv,
-        cwd: resolve(configDir, strings.cwd),
+        env: anchorRelativePaths(serverEnv, serverCwd),
+        cwd: serverCwd,
         ...(expandedValues.length ? { expandedValues: [...new Set(expandedValues)] } : {}),
       },
       problems,
@@ -170,7 +183,8 @@ function parseServer(
 /**
  * Loads the MCP config in Claude Code's `.mcp.json` format, found by {@link findMcpConfig}.
  * `${VAR}` / `${VAR:-default}` are expanded in command, args, env, cwd, url and headers; a stdio
- * server's `cwd` is relative to the config file's folder (and defaults to it).
+ * server's `cwd` is relative to the config file's folder (and defaults to it), and so is an `env` value
+ * that starts with `./` or `../` (made absolute against the server's `cwd`).
  * Throws `file_not_found` only when a config named by flag or environment is missing.
  */
 export function loadMcpConfig(options: LoadMcpConfigOptions = {}): McpConfig {

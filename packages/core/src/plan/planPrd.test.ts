@@ -51,8 +51,18 @@ describe("planPrd", () => {
       ["C", true],
     ]);
     expect(result.stories[0]?.steps).toEqual([
-      { step: 1, specialist: "development-agent", servers: ["filesystem"] },
-      { step: 8, specialist: "security-agent", servers: ["filesystem", "memory"] },
+      {
+        step: 1,
+        purpose: "Foundation: create or import the code the story needs, in the project's existing structure.",
+        specialist: "development-agent",
+        servers: ["filesystem"],
+      },
+      {
+        step: 8,
+        purpose: "Authentication: implement or review sign-in, sessions and access control.",
+        specialist: "security-agent",
+        servers: ["filesystem", "memory"],
+      },
     ]);
     // Unusable servers no running story needs are warnings, not errors.
     expect(result.problems.map((p) => [p.severity, p.path])).toEqual([

@@ -1,14 +1,17 @@
 import { formatJsonPath } from "../json/jsonPath.js";
 import type { McpConfig } from "../mcpConfig/loadMcpConfig.js";
+import { stepPurpose } from "../model/stepPurpose.js";
 import { type Prd, type Story, stepKey } from "../prd/PrdSchema.js";
 import { storiesInRunOrder } from "../prd/runOrder.js";
 import type { Problem } from "../problems/Problem.js";
 import type { RoutingTable } from "../routing/RoutingTable.js";
 import { didYouMean } from "../text/suggest.js";
 
-/** One step of the preflight: who runs it, with which MCP servers. */
+/** One step of the preflight: what it is for, who runs it, with which MCP servers. */
 export interface PlanStep {
   step: number;
+  /** What the step is for (`data/step-purposes.yaml`), as a model working it is told. */
+  purpose: string;
   /** The specialist the routing table names, or null when the step is unroutable. */
   specialist: string | null;
   servers: string[];
@@ -98,7 +101,7 @@ export class StoryPlanner {
           });
         }
       });
-      return { step, specialist, servers: [...servers] };
+      return { step, purpose: stepPurpose(step), specialist, servers: [...servers] };
     });
     return { id: story.id, title: story.title, priority: story.priority, index, skipped, steps };
   }

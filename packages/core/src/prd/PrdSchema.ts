@@ -25,7 +25,9 @@ export const VerifyCommandSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("Working directory, relative to the PRD's folder; it must stay inside that folder."),
+      .describe(
+        "Working directory, relative to the PRD's folder; it must stay inside the project (its git repository, else the folder holding .mcp.json).",
+      ),
     name: z.string().min(1).optional().describe("A label for reports."),
     timeoutMs: z.number().int().positive().optional().describe("Kill the command after this many milliseconds."),
   })

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { dirname, resolve } from "node:path";
+import { projectRoot } from "../fs/projectRoot.js";
 import { parseJsonText } from "../json/parseJsonText.js";
 import type { Problem } from "../problems/Problem.js";
 import type { Prd, Story } from "./PrdSchema.js";
@@ -50,6 +52,12 @@ async function readPrdText(file: string, limits: PrdLimits): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Where a PRD file sits: its folder and its project, which a `verify` cwd must stay inside. */
+function locationOf(file: string): { prdDir: string; projectDir: string } {
+  const prdDir = dirname(resolve(file));
+  return { prdDir, projectDir: projectRoot(prdDir) };
+}
+
 function parsePrdText(
   file: string,
   text: string,
@@ -77,7 +85,7 @@ function parsePrdText(
   // still before any story is validated.
   const stories = (parsed.value as { userStories?: unknown } | null)?.userStories;
   if (Array.isArray(stories) && stories.length > limits.maxStories) throw tooManyStories(file, limits);
-  const { prd, problems } = validatePrd(parsed.value, { ...context, file });
+  const { prd, problems } = validatePrd(parsed.value, { ...context, file, location: locationOf(file) });
   return { file, text, prd, problems };
 }
 
@@ -115,7 +123,7 @@ export async function scanPrdFile(
   onStory: (story: Story, index: number) => void,
   limits: PrdLimits = prdLimits(),
 ): Promise<PrdScan> {
-  const checker = new StoryChecker({ ...context, file });
+  const checker = new StoryChecker({ ...context, file, location: locationOf(file) });
   const spans: number[] = [];
   const hash = createHash("sha256");
   let handed = 0;

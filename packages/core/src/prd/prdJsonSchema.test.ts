@@ -20,3 +20,23 @@ describe("prdJsonSchema", () => {
     expect(schema.properties.userStories.items.additionalProperties).not.toBe(false);
   });
 });
+
+describe("prdJsonSchema's steps", () => {
+  it("describes every step number with its purpose, as a model working it is told", () => {
+    const schema = prdJsonSchema() as {
+      properties: {
+        userStories: {
+          items: { properties: { mavenSteps: { description: string; items: { anyOf: unknown[] } } } };
+        };
+      };
+    };
+    const steps = schema.properties.userStories.items.properties.mavenSteps;
+    expect(steps.description).toContain("2 Dependencies: add, remove or update");
+    expect(steps.description).toContain("8 Authentication: implement or review sign-in");
+    expect(steps.items.anyOf).toHaveLength(11);
+    expect(steps.items.anyOf[6]).toEqual({
+      const: 7,
+      description: "Data layer: implement the story's data, storage and backend logic.",
+    });
+  });
+});

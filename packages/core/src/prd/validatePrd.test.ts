@@ -161,20 +161,29 @@ describe("validatePrd", () => {
     ]);
   });
 
-  it("reports a verify cwd that leaves the PRD's folder", () => {
-    expect(
-      problemsOf([
-        story({
-          verify: [
-            { run: ["npm", "test"], cwd: "../.." },
-            { run: ["x"], cwd: "/etc" },
-            { run: ["y"], cwd: "pkg/../sub" },
-          ],
-        }),
-      ]),
-    ).toEqual([
-      'prd/x.json: $.userStories[0].verify[0].cwd: cwd must be a path inside the PRD\'s folder, found "../.."',
-      'prd/x.json: $.userStories[0].verify[1].cwd: cwd must be a path inside the PRD\'s folder, found "/etc"',
+  it("reports a verify cwd that leaves the project, and allows one above the PRD's folder inside it", () => {
+    // A PRD kept in prd/ runs the project's tests from the root with "cwd": ".."; only the project bounds it.
+    const { problems } = validatePrd(
+      {
+        project: "P",
+        userStories: [
+          story({
+            verify: [
+              { run: ["npm", "test"], cwd: "../.." },
+              { run: ["x"], cwd: "/etc" },
+              { run: ["y"], cwd: "pkg/../sub" },
+              { run: ["z"], cwd: ".." },
+            ],
+          }),
+        ],
+      },
+      { file: FILE, routing, location: { prdDir: "/home/me/app/prd", projectDir: "/home/me/app" } },
+    );
+    const rule =
+      "cwd must be a path relative to the PRD's folder that stays inside the project (its git repository, else the folder holding .mcp.json)";
+    expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      `$.userStories[0].verify[0].cwd: ${rule}, found "../..": outside the project /home/me/app`,
+      `$.userStories[0].verify[1].cwd: ${rule}, found "/etc": an absolute path`,
     ]);
   });
 

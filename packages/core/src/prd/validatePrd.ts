@@ -1,4 +1,5 @@
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute, resolve } from "node:path";
+import { isInside } from "../fs/projectRoot.js";
 import { checkJsonLimits, MAX_PRD_DEPTH } from "../json/checkJsonLimits.js";
 import { formatJsonPath } from "../json/jsonPath.js";
 import { hasErrors, type Problem } from "../problems/Problem.js";
@@ -15,6 +16,12 @@ export interface PrdValidationContext {
   routing: RoutingTable;
   /** When given, every routed specialist must be one of these. */
   specialists?: ReadonlySet<string> | undefined;
+  /**
+   * The PRD's folder and its project ({@link projectRoot}), when the PRD is a file on disk: a `verify`
+   * cwd (relative to the PRD's folder) must stay inside the project. Without them only an absolute cwd
+   * is refused here; the gate checks the folder itself before it runs a command.
+   */
+  location?: { prdDir: string; projectDir: string } | undefined;
 }
 
 /** Result of validating a PRD: the typed PRD when the schema held, and every problem found. */
@@ -120,17 +127,21 @@ function checkStory(story: Story, index: number, context: PrdValidationContext):
   problems.push(...checkStepKeys(file, story, index, "mcpTools", Object.keys(story.mcpTools)));
   if (story.calls) problems.push(...checkStepKeys(file, story, index, "calls", Object.keys(story.calls)));
   if (story.agentConfig) problems.push(...checkAgentConfig(file, story, index, context));
+  const { location } = context;
   story.verify?.forEach((command, i) => {
     if (command.cwd === undefined) return;
-    const normalized = normalize(command.cwd);
-    if (isAbsolute(command.cwd) || normalized === ".." || normalized.startsWith("../")) {
+    const outside = isAbsolute(command.cwd)
+      ? "an absolute path"
+      : location && !isInside(location.projectDir, resolve(location.prdDir, command.cwd))
+        ? `outside the project ${location.projectDir}`
+        : undefined;
+    if (outside)
       problems.push({
         file,
         path: formatJsonPath(["userStories", index, "verify", i, "cwd"]),
-        message: `cwd must be a path inside the PRD's folder, found "${command.cwd}"`,
+        message: `cwd must be a path relative to the PRD's folder that stays inside the project (its git repository, else the folder holding .mcp.json), found "${command.cwd}": ${outside}`,
         severity: "error",
       });
-    }
   });
   return problems;
 }

@@ -194,6 +194,7 @@ export class ServerConnection {
       tail: this.stderrTail(),
       closedByPool: this.isClosed(),
       oversized: this.oversized,
+      process: this.config.transport === "stdio",
     };
   }
 

@@ -17,12 +17,16 @@ export interface FailureContext {
   closedByPool: boolean;
   /** Set when the connection was closed for a message over the limit that named no request. */
   oversized?: OversizedMessage | undefined;
+  /** A process of ours (stdio), whose silence on stderr is worth saying; an HTTP server has no stderr here. */
+  process?: boolean;
 }
 
 const isRpc = (error: unknown, code: RpcCode) => error instanceof McpError && error.code === code;
 
 function withTail(ctx: FailureContext, message: string): string {
-  return ctx.tail ? `${message}; stderr:\n${indent(ctx.tail)}` : message;
+  // A blank tail printed as `stderr:` and nothing after it, which read like output lost.
+  if (ctx.tail.trim()) return `${message}; stderr:\n${indent(ctx.tail.replace(/\s+$/, ""))}`;
+  return ctx.process ? `${message}; it wrote nothing to stderr` : message;
 }
 
 /** Why a server could not be started or initialized: `connect_timeout` or `server_unreachable`. */

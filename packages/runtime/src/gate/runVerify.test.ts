@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -95,11 +95,26 @@ describe("runVerify", () => {
     expect(alive, `grandchild ${grandchild} still running`).toBe(false);
   });
 
+  it("runs a command from the project's root for a PRD kept in prd/, and refuses a cwd beyond the project", async () => {
+    // "cwd": ".." was refused because the PRD sits in prd/: the bound is the project (here the folder
+    // holding .mcp.json), not the PRD's own folder.
+    const project = mkdtempSync(join(tmpdir(), "meshflow-gate-project-"));
+    writeFileSync(join(project, ".mcp.json"), '{"mcpServers": {}}');
+    mkdirSync(join(project, "prd"));
+    const prdDir = join(project, "prd");
+    const up = await runVerify([{ run: [node, "-e", "console.log(process.cwd())"], cwd: ".." }], prdDir);
+    expect(up.passed).toBe(true);
+    expect(up.results[0]?.tail).toBe(realpathSync(project));
+    const beyond = await runVerify([{ run: [node, "-e", ""], cwd: "../.." }], prdDir);
+    expect(beyond.passed).toBe(false);
+    expect(beyond.results[0]?.error).toBe(`cwd "../.." is outside the project ${project}`);
+  });
+
   it("refuses a cwd that leaves the PRD's folder, also through a symlink, and reports timeouts and missing programs", async () => {
     const root = mkdtempSync(join(tmpdir(), "meshflow-gate-"));
     symlinkSync(tmpdir(), join(root, "out"));
     const escaped = await runVerify([{ run: [node, "-e", ""], cwd: "out" }], root);
-    expect(escaped.results[0]?.error).toBe('cwd "out" is outside the PRD\'s folder');
+    expect(escaped.results[0]?.error).toBe(`cwd "out" is outside the project ${root}`);
     const slow = await runVerify([{ run: [node, "-e", "setTimeout(() => {}, 60000)"], timeoutMs: 200 }], root);
     expect(slow.results[0]).toMatchObject({ timedOut: true, error: "timed out after 200 ms" });
     const missing = await runVerify([{ run: ["no-such-program-xyz"] }], root);

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
-import { runProcess, type VerifyCommand } from "@meshflow/core";
+import { resolve } from "node:path";
+import { isInside, projectRoot, runProcess, stripAnsi, type VerifyCommand } from "@meshflow/core";
 
 /** Default time limit of one verify command. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 120_000;
@@ -53,25 +53,25 @@ function lastLines(text: string): string {
   return `${lines.length > TAIL_LINES ? "…\n" : ""}${kept.join("\n")}`;
 }
 
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-async function runOne(command: VerifyCommand, root: string, signal: AbortSignal): Promise<VerifyResult> {
+async function runOne(
+  command: VerifyCommand,
+  root: string,
+  project: string,
+  signal: AbortSignal,
+): Promise<VerifyResult> {
   const [file, ...args] = command.run;
   const name = command.name ?? command.run.join(" ");
   const cwdRel = command.cwd ?? ".";
   const base = { name, run: command.run, cwd: cwdRel, exitCode: null, signal: null, timedOut: false, durationMs: 0 };
   let cwd: string;
   try {
-    // Symlinks are resolved so a link cannot lead the command out of the PRD's folder.
+    // Symlinks are resolved so a link cannot lead the command out of the project.
     cwd = realpathSync(resolve(root, cwdRel));
   } catch {
     return { ...base, tail: "", error: `cwd "${cwdRel}" does not exist` };
   }
-  if (!inside(realpathSync(root), cwd))
-    return { ...base, tail: "", error: `cwd "${cwdRel}" is outside the PRD's folder` };
+  if (!isInside(realpathSync(project), cwd))
+    return { ...base, tail: "", error: `cwd "${cwdRel}" is outside the project ${project}` };
   const timeout = command.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
   // Own process group: at the time limit or on abort the whole tree is killed, grandchildren too.
   const outcome = await runProcess(file ?? "", args, {
@@ -81,7 +81,8 @@ async function runOne(command: VerifyCommand, root: string, signal: AbortSignal)
     killGraceMs: KILL_GRACE_MS,
     signal,
   });
-  const output = lastLines(`${outcome.stdout.text}${outcome.stderr.text}`);
+  // Test runners colour their output when they think a terminal reads it; the tail is kept and shown as text.
+  const output = lastLines(stripAnsi(`${outcome.stdout.text}${outcome.stderr.text}`));
   const result = {
     ...base,
     exitCode: outcome.exitCode,
@@ -98,7 +99,8 @@ async function runOne(command: VerifyCommand, root: string, signal: AbortSignal)
 
 /**
  * The completion gate: runs a story's `verify` commands in order (no shell), each in a working
- * directory confined to the PRD's folder, in a process group of its own killed whole at its time
+ * directory relative to `root` (the PRD's folder) and confined to its project ({@link projectRoot}: the
+ * git repository, else the folder holding `.mcp.json`, else `root` itself), in a process group of its own killed whole at its time
  * limit, with bounded output; a failure's summary ends with the last 20 lines of its output.
  * Passes when every command exits 0; stops at the first that does not. A command in `reuse` (by its
  * place in `commands`) is not run: it passed in a step of the story with nothing written since, and its
@@ -111,6 +113,7 @@ export async function runVerify(
   reuse: ReadonlyMap<number, ReusedVerify> = new Map(),
 ): Promise<GateResult> {
   const results: VerifyResult[] = [];
+  const project = projectRoot(root);
   for (const [index, command] of commands.entries()) {
     const earlier = reuse.get(index);
     if (earlier) {
@@ -128,7 +131,7 @@ export async function runVerify(
       });
       continue;
     }
-    const result = await runOne(command, root, signal);
+    const result = await runOne(command, root, project, signal);
     results.push(result);
     if (result.exitCode !== 0) {
       const why = result.error ?? `exit code ${result.exitCode ?? result.signal}`;

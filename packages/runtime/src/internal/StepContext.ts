@@ -28,6 +28,8 @@ export interface StepContextInit {
   story: Story;
   specialist: SpecialistInfo;
   scripted: readonly ScriptedCall[];
+  /** See {@link ThinkContext.prdDir}. */
+  prdDir?: string;
   config: SpecialistConfig;
   memory: readonly StepMemory[];
   notes: SpecialistLog;
@@ -53,6 +55,7 @@ export class StepContext implements ThinkContext {
   readonly specialist: SpecialistInfo;
   readonly repertoire: readonly ToolDescriptor[];
   readonly scripted: readonly ScriptedCall[];
+  readonly prdDir?: string;
   readonly config: Readonly<SpecialistConfig>;
   readonly memory: RunMemory;
   readonly log: SpecialistLog;
@@ -73,6 +76,7 @@ export class StepContext implements ThinkContext {
     this.specialist = init.specialist;
     this.repertoire = init.scope.repertoire;
     this.scripted = init.scripted;
+    if (init.prdDir !== undefined) this.prdDir = init.prdDir;
     this.config = init.config;
     this.memory = runMemory(init.memory);
     this.log = init.notes;
@@ -111,7 +115,7 @@ export class StepContext implements ThinkContext {
   verified(command: VerifyCommand, result: ToolResult): boolean {
     const { log } = this.#init;
     const checked = log.produced
-      ? checkVerified(this.story, command, result, log.produced, (tool) => this.capabilitiesOf(tool))
+      ? checkVerified(this.story, command, result, log.produced, (tool) => this.capabilitiesOf(tool), this.prdDir)
       : "this step keeps no record of its results";
     if (typeof checked === "string") {
       this.log.info(`verify "${command.name ?? command.run.join(" ")}" not recorded as verified: ${checked}`);

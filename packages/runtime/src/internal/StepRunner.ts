@@ -46,6 +46,8 @@ export interface StepRunnerDeps {
   models?: ModelCatalog;
   /** Where consultations are reported (default: their events, emitted). */
   consults?: ConsultSink;
+  /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
+  prdDir?: string;
 }
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
@@ -252,6 +254,7 @@ export class StepRunner {
       specialist: specialistInfo(specialist),
       // The story's scripted calls are the step's specialist's, never a consulted one's.
       scripted: frame ? [] : (story.calls?.[stepKey(step)] ?? []),
+      ...(this.#deps.prdDir !== undefined ? { prdDir: this.#deps.prdDir } : {}),
       config: settings.config,
       memory,
       notes: { info: notes("info"), warn: notes("warn"), learn: notes("learning") },

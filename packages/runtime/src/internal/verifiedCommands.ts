@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { Story, ToolResult, VerifyCommand } from "@meshflow/core";
 import type { CallWrite, ProducedCall } from "./toolCall.js";
@@ -29,6 +30,13 @@ function commandOf(args: Record<string, unknown>): { run: unknown[]; cwd: string
 const sameCwd = (a: string, b: string) => a.replace(/^\.\/?|\/$/g, "") === b.replace(/^\.\/?|\/$/g, "");
 
 /**
+ * The call's cwd is the command's: as written, or (an absolute path a specialist resolved against
+ * `prdDir`, for a tool whose paths are relative to another root) the same folder.
+ */
+const cwdMatches = (ran: string, wanted: string, prdDir: string | undefined) =>
+  sameCwd(ran, wanted) || (prdDir !== undefined && isAbsolute(ran) && resolve(ran) === resolve(prdDir, wanted));
+
+/**
  * Checks a claim that `command` passed through `result`: the result must be one this step's calls
  * returned (`produced`), of a `code_execute` tool, without error and with exit code 0 when it reports
  * one, for exactly the command's argv and cwd, and the command must be one of the story's. Returns the
@@ -40,6 +48,7 @@ export function checkVerified(
   result: ToolResult,
   produced: WeakMap<ToolResult, ProducedCall>,
   capabilities: (tool: string) => readonly string[],
+  prdDir?: string,
 ): VerifiedCommand | string {
   const call = produced.get(result);
   if (!call) return "the result is not one this step's calls returned";
@@ -48,7 +57,7 @@ export function checkVerified(
   if (result.isError || result.code || (exitCode !== undefined && exitCode !== 0))
     return `${call.tool} did not report success`;
   const ran = commandOf(call.args);
-  if (!ran || !isDeepStrictEqual(ran.run, command.run) || !sameCwd(ran.cwd, command.cwd ?? "."))
+  if (!ran || !isDeepStrictEqual(ran.run, command.run) || !cwdMatches(ran.cwd, command.cwd ?? ".", prdDir))
     return `${call.tool} ran something else than ${JSON.stringify(command.run)}`;
   const index = (story.verify ?? []).findIndex(
     (v) => isDeepStrictEqual(v.run, command.run) && sameCwd(v.cwd ?? ".", command.cwd ?? "."),

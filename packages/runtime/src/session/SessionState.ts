@@ -71,6 +71,7 @@ export class SessionState {
         deps.hooks?.onLog?.(entry);
       },
       signal: this.controller.signal,
+      prdDir: plan.prdDir,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
       consults: {

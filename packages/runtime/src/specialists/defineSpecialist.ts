@@ -69,6 +69,12 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   /** The story's scripted calls for this step (`calls.step<N>`), possibly empty. */
   scripted: readonly ScriptedCall[];
   /**
+   * The folder the story's `verify` working directories are relative to (the PRD's), absolute; absent
+   * where a specialist runs without a PRD file (a test harness). A tool whose paths are relative to
+   * another root (a workspace server's) takes `resolve(prdDir, cwd)`.
+   */
+  prdDir?: string;
+  /**
    * The specialist's settings for this step: its `config` with the story's `agentConfig.<name>` merged
    * over it, validated by its `configSchema` (an empty object when it has neither).
    */
@@ -142,6 +148,12 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
   consults?: readonly string[];
   /** Validates the merged settings (a zod schema fits); invalid settings block the step, naming the field. */
   configSchema?: ConfigSchema<C>;
+  /**
+   * `"calls-or-model"`: the specialist has no plan of its own, so a step the story gives neither scripted
+   * calls nor a model is blocked; `flow validate` warns of such a step before a run. A specialist without
+   * a think() works that way whatever this says.
+   */
+  needs?: "calls-or-model";
   think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
 }
 
@@ -173,6 +185,7 @@ const DefinitionSchema = z.strictObject({
       "configSchema must have a safeParse method (a zod schema)",
     )
     .optional(),
+  needs: z.literal("calls-or-model").optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 

@@ -64,6 +64,15 @@ export class FileRunStore implements RunStore {
     return join(this.root, "runs", runId);
   }
 
+  /**
+   * The file that asks a run's process to stop (`flow console`'s "Stop this run"): the process of
+   * `flow run` or `flow resume` watches for it and stops as Ctrl-C does, leaving the run resumable.
+   */
+  stopRequestFile(runId: string): string {
+    assertRunId(runId);
+    return join(this.#dir(runId), "stop-requested");
+  }
+
   async create(record: RunRecord): Promise<RunHandle> {
     assertRunId(record.runId);
     const dir = this.#dir(record.runId);

@@ -41,8 +41,8 @@ export function HealthPage() {
             : ""}
         </p>
         <p class="muted">
-          While locked the console starts no run; the stop also interrupts the runs this console resumed (they stay
-          resumable).
+          While locked the console starts no run; locking also interrupts the runs this console resumed (they stay
+          resumable). Runs started elsewhere (a terminal, a worker) go on: stop them with Ctrl-C where they run.
         </p>
         <form
           onSubmit={(e) => {
@@ -53,7 +53,7 @@ export function HealthPage() {
           <label for="reason">Reason</label>{" "}
           <input id="reason" value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />{" "}
           <button type="submit" class="danger">
-            Emergency stop
+            Lock guard, stop console-started runs
           </button>{" "}
           <button type="button" onClick={() => call("/api/guard/unlock", {})} disabled={!data.guard.locked}>
             Unlock

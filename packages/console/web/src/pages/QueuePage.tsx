@@ -34,6 +34,19 @@ export function QueuePage() {
     const t = setInterval(reload, 2000);
     return () => clearInterval(t);
   }, [reload]);
+  // The one refusal of GET /api/queue with code `usage`: the console was started without Redis. That is a
+  // choice, not a failure: say what the page needs, in plain text.
+  if (error?.code === "usage")
+    return (
+      <>
+        <h1>Queue</h1>
+        <p>
+          No Redis is configured for this console. The Queue page shows the <code>runs</code> and <code>calls</code>{" "}
+          queues that <code>flow enqueue</code> and <code>flow worker</code> share on Redis. To see them, start the
+          console with <code>flow console --redis redis://127.0.0.1:6379</code> (or set <code>FLOW_REDIS_URL</code>).
+        </p>
+      </>
+    );
   if (!data) return <Loading error={error} what="the queue" />;
   return (
     <>

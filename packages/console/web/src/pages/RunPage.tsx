@@ -2,7 +2,7 @@ import { Fragment } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
-import { ApiError, api, duration, num, timeOfDay, useApi, useLive } from "../api.js";
+import { ApiError, api, duration, num, plural, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
 import { useThrottled } from "./RunsPage.js";
 
@@ -138,7 +138,7 @@ function Step({
           Step {step.step} · {step.specialist} <Status value={step.status} />
           <span class="muted">
             {" "}
-            {step.items.filter((i) => i.kind === "call").length} calls, {step.tools} tools
+            {plural(step.items.filter((i) => i.kind === "call").length, "call")}, {plural(step.tools, "tool")}
             {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
             {step.tokens ? `, ${num(step.tokens.input + step.tokens.output)} tokens` : ""}
             {step.tokens?.costUsd !== undefined ? `, $${step.tokens.costUsd.toFixed(4)}` : ""}
@@ -194,7 +194,7 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
               Gate <Status value={story.gate.passed ? "passed" : "failed"} />
             </h4>
             <p>
-              {story.gate.summary} ({story.gate.commands} command{story.gate.commands === 1 ? "" : "s"})
+              {story.gate.summary} ({plural(story.gate.commands, "command")})
             </p>
             {story.gate.failed ? (
               <>
@@ -218,7 +218,7 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
   );
 }
 
-/** One run: its header, the Resume and Emergency stop buttons, and its story → step → call tree. */
+/** One run: its header, the Resume and guard-lock buttons, and its story → step → call tree. */
 export function RunPage({ runId }: { runId: string }) {
   const { data, error, reload } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
   const throttled = useThrottled(reload);
@@ -231,9 +231,15 @@ export function RunPage({ runId }: { runId: string }) {
       [runId, throttled],
     ),
   );
-  const act = async (what: "resume" | "stop") => {
+  const act = async (what: "resume" | "stop" | "stop-run") => {
     try {
-      if (what === "resume") {
+      if (what === "stop-run") {
+        await api(`/api/runs/${encodeURIComponent(runId)}/stop`, {
+          method: "POST",
+          body: { reason: "stopped from flow console" },
+        });
+        setNote(`asked run ${runId} to stop: calls in flight finish and are recorded; it stays resumable`);
+      } else if (what === "resume") {
         const r = await api<{ launched: { pid: number } }>(`/api/runs/${encodeURIComponent(runId)}/resume`, {
           method: "POST",
         });
@@ -261,9 +267,9 @@ export function RunPage({ runId }: { runId: string }) {
         Run {run.runId} <Status value={run.status} />
       </h1>
       <p class="muted">
-        {run.prd} · {run.stories} stories · {num(run.calls)} calls · {duration(run.durationMs)}
+        {run.prd} · {plural(run.stories, "story", "stories")} · {plural(run.calls, "call")} · {duration(run.durationMs)}
         {run.tokens
-          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${run.tokens.turns} turns${
+          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${plural(run.tokens.turns, "turn")}${
               run.tokens.costUsd !== undefined ? ` · $${run.tokens.costUsd.toFixed(4)}` : ""
             }`
           : ""}
@@ -272,10 +278,19 @@ export function RunPage({ runId }: { runId: string }) {
         <button type="button" onClick={() => act("resume")} disabled={!resumable}>
           Resume
         </button>
+        <button type="button" class="danger" onClick={() => act("stop-run")} disabled={run.status !== "running"}>
+          Stop this run
+        </button>
         <button type="button" class="danger" onClick={() => act("stop")}>
-          Emergency stop
+          Lock guard, stop console-started runs
         </button>
       </div>
+      <p class="muted">
+        Stop this run asks the <code>flow run</code> or <code>flow resume</code> running it, wherever it was started, to
+        stop as Ctrl-C does: calls in flight finish and are recorded, and it stays resumable. The guard lock interrupts
+        the runs this console resumed and starts no new one; a run of a <code>flow worker</code> stops with its worker
+        (SIGTERM).
+      </p>
       <p role="status" aria-live="polite">
         {note ?? ""}
       </p>

@@ -1,7 +1,7 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import type { CoverageView, ToolRow, ToolsView } from "../../../src/ToolsSource.js";
-import { ApiError, api, useApi } from "../api.js";
+import { ApiError, api, plural, useApi } from "../api.js";
 import { Loading, Section } from "../components.js";
 
 function annotationText(a: Record<string, unknown> | undefined): string {
@@ -95,7 +95,7 @@ export function ToolsPage() {
     <>
       <h1>Tools</h1>
       <p class="muted">
-        {view.tools.length} tools; overrides in <code>{view.overridesFile}</code>.
+        {plural(view.tools.length, "tool")}; overrides in <code>{view.overridesFile}</code>.
       </p>
       {view.failures.map((f) => (
         <p class="error" key={f.server} role="alert">
