@@ -48,11 +48,15 @@ describe("flow run marking a PRD an editor keeps saving", () => {
     const missing = unmarked(ws.prd, passed, "edited");
     const { saves, last } = JSON.parse(edited.stdout) as {
       saves: number;
-      last: { index: number; description: string; mode: string; afterRun: boolean };
+      last: { index: number; description: string; mode: string; savedAt: number };
     };
-    if (code === 0 && last.afterRun && missing.length) {
-      // The editor's buffer was saved after the run had ended (a loaded machine can hold it that
-      // long): no run can notice that; the run's record still holds the marks, and flow mark writes them.
+    // The run's last check of its marks comes after its run.finished event; a save that landed after
+    // that event may have come after the check too (a loaded machine can hold an editor's buffer that
+    // long), which nothing running can notice. Any save before it was the run's to catch.
+    const finished = run.events.find((e) => e.type === "run.finished");
+    const lateSave = finished !== undefined && last.savedAt >= Date.parse(finished.time);
+    if (code === 0 && lateSave && missing.length) {
+      // The run's record still holds the marks, and flow mark writes them.
       const marked = await ws.flow(["mark", "edited"]);
       expect(marked.code, marked.stderr).toBe(0);
       expect(unmarked(ws.prd, passed, "edited")).toEqual([]);
