@@ -1,10 +1,23 @@
 import { spawn } from "node:child_process";
+import { request } from "node:http";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { type FlowWorker, startFlowWorker } from "../helpers/flowWorker.js";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
 import { enqueue, queuedStatus } from "../helpers/queuedRuns.js";
 import { freePort } from "../helpers/redisServer.js";
 import { FLOW_BIN } from "../helpers/runFlow.js";
+
+/** The status of a raw GET / (fetch may not set Host or Origin). */
+function rawStatus(port: number, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname: "127.0.0.1", port, path: "/", headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 describe("flow dashboard", () => {
   it("serves Bull Board for the runs and calls queues on 127.0.0.1, and stops on SIGINT", async () => {
@@ -37,6 +50,10 @@ describe("flow dashboard", () => {
       };
       expect(api.queues.map((q) => q.name).sort()).toEqual(["calls", "runs"]);
       expect(api.queues.find((q) => q.name === "runs")?.counts.waiting).toBe(1);
+      // Loopback alone does not keep a browser page out: a rebinding name or a sandboxed frame is refused.
+      expect(await rawStatus(port, { host: "evil.example" })).toBe(403);
+      expect(await rawStatus(port, { origin: "null" })).toBe(403);
+      expect(await rawStatus(port, { host: `localhost:${port}` })).toBe(200);
     } finally {
       child.kill("SIGINT");
     }

@@ -26,6 +26,25 @@ function get(
   });
 }
 
+/** A POST with a JSON content type, answering status and body. */
+function post(url: string, path: string, body: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname, port, path, method: "POST", headers: { "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.on("data", (d: Buffer) => {
+          text += d.toString("utf8");
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 describe("startConsole", () => {
   let running: RunningConsole;
   const web = mkdtempSync(join(tmpdir(), "meshflow-console-web-"));
@@ -51,6 +70,13 @@ describe("startConsole", () => {
     expect((await get(running.url, "/api/runs", { host: `localhost:${running.port}` })).status).toBe(200);
   });
 
+  it("refuses Origin: null (a sandboxed frame or a file: page), as flow serve does", async () => {
+    // The console once skipped the Origin check for "null", so any sandboxed page could read it.
+    const refused = await get(running.url, "/api/runs", { origin: "null" });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toBe('Origin "null" is not allowed');
+  });
+
   it("names the methods a path takes, and an unknown API path", async () => {
     const wrong = await get(running.url, "/api/guard/stop");
     expect(wrong.status).toBe(405);
@@ -71,9 +97,41 @@ describe("startConsole", () => {
     }
   });
 
+  it("answers a POST body over its limit, or not JSON, with a usage error naming why", async () => {
+    const big = await post(running.url, "/api/guard/stop", JSON.stringify({ reason: "x".repeat(70_000) }));
+    expect(big.status).toBe(400);
+    expect(JSON.parse(big.body).error.message).toContain("request body over 65536 bytes");
+    const broken = await post(running.url, "/api/guard/stop", "{nope");
+    expect(JSON.parse(broken.body).error.code).toBe("json_invalid");
+  });
+
   it("answers an unknown run with run_not_found (404)", async () => {
     const missing = await get(running.url, "/api/runs/nope");
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.body).error.code).toBe("run_not_found");
+  });
+});
+
+describe("startConsole with a token", () => {
+  const token = "console-token-0123456789";
+  let running: RunningConsole;
+
+  beforeAll(async () => {
+    running = await startConsole({ storeRoot: mkdtempSync(join(tmpdir(), "meshflow-console-token-")), port: 0, token });
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it("takes the token as a bearer header or from /?token= (then a cookie), and refuses any other", async () => {
+    expect((await get(running.url, "/api/runs", { authorization: `Bearer ${token}` })).status).toBe(200);
+    for (const wrong of ["", "x", token.slice(1), `${token}0`])
+      expect((await get(running.url, "/api/runs", { authorization: `Bearer ${wrong}` })).status).toBe(401);
+    const opened = await get(running.url, `/?token=${token}`);
+    expect(opened.status).toBe(303);
+    const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
+    expect((await get(running.url, "/api/runs", { cookie })).status).toBe(200);
+    expect((await get(running.url, "/?token=nope")).status).toBe(401);
   });
 });

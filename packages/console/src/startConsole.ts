@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { MeshflowError, toMeshflowError } from "@meshflow/core";
 import { Guard } from "@meshflow/mcp";
-import { hostProblem, sendError, sendJson, TOKEN_COOKIE, tokenMatches } from "./internal/http.js";
+import { allowedHostnames, checkFront } from "@meshflow/mcp/http";
+import { requestToken, sendError, sendJson, TOKEN_COOKIE } from "./internal/http.js";
 import { serveStatic, WEB_ROOT } from "./internal/staticFiles.js";
 import { QueueView } from "./QueueView.js";
 import { RunCatalog } from "./RunCatalog.js";
@@ -80,10 +81,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         ...(options.bullBoard ? { bullBoard: options.bullBoard } : {}),
       })
     : undefined;
-  const allowed = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bare !== "0.0.0.0" && bare !== "::") allowed.add(bare.includes(":") ? `[${bare}]` : bare);
-  for (const h of options.allowedHosts ?? []) allowed.add(h.toLowerCase());
+  const allowed = allowedHostnames(host, options.allowedHosts);
   const ctx: RouteContext = {
     catalog,
     watcher,
@@ -107,27 +105,29 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://console.invalid");
-    const problem = hostProblem(req, allowed);
-    if (problem) return sendJson(res, 403, { error: { code: "usage", message: problem } });
-    if (token) {
-      // Opening /?token=… once keeps the token in a cookie for the page and its API calls.
-      const given = url.searchParams.get("token");
-      if (given !== null && url.pathname === "/" && given === token) {
-        res.writeHead(303, {
-          location: "/",
-          "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
-        });
-        res.end();
-        return;
-      }
-      if (!tokenMatches(req, token))
-        return sendJson(res, 401, {
-          error: {
-            code: "usage",
-            message:
-              "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>, or open /?token=<FLOW_SERVE_TOKEN> once",
-          },
-        });
+    // Opening /?token=… once keeps the token in a cookie for the page and its API calls.
+    const queryToken = url.pathname === "/" ? (url.searchParams.get("token") ?? undefined) : undefined;
+    const refusal = checkFront(req, {
+      allowedHostnames: allowed,
+      token,
+      presentedToken: (r) => queryToken ?? requestToken(r),
+    });
+    if (refusal?.status === 403) return sendJson(res, 403, { error: { code: "usage", message: refusal.reason } });
+    if (refusal)
+      return sendJson(res, 401, {
+        error: {
+          code: "usage",
+          message:
+            "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>, or open /?token=<FLOW_SERVE_TOKEN> once",
+        },
+      });
+    if (token && queryToken !== undefined) {
+      res.writeHead(303, {
+        location: "/",
+        "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+      });
+      res.end();
+      return;
     }
     if (!url.pathname.startsWith("/api/")) {
       if (req.method !== "GET" && req.method !== "HEAD")

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MeshflowError } from "@meshflow/core";
-import { bearerMatches, rebindingProblem } from "@meshflow/mcp/server";
+import { allowedHostnames, checkFront, readJsonRequest } from "@meshflow/mcp/http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "./Gateway.js";
-import { isLoopbackHost, isWildcardHost, type ListenAddress } from "./listenAddress.js";
+import { isLoopbackHost, type ListenAddress } from "./listenAddress.js";
 
 /** The path of the Streamable HTTP endpoint. */
 export const MCP_PATH = "/mcp";
@@ -66,28 +66,6 @@ function rpcError(code: number, message: string) {
   return { jsonrpc: "2.0", error: { code, message }, id: null };
 }
 
-async function readJson(
-  req: IncomingMessage,
-): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: `request body over ${MAX_BODY_BYTES} bytes` };
-    chunks.push(buffer);
-  }
-  try {
-    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-  } catch (error) {
-    return {
-      ok: false,
-      status: 400,
-      message: `parse error: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-}
-
 /** Fewest non-space characters of a token that lets `flow serve` bind a non-loopback address. */
 export const MIN_SERVE_TOKEN_CHARS = 16;
 
@@ -125,10 +103,7 @@ export function assertBindAllowed(host: string, token: string | undefined): void
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<RunningHttp> {
   const token = options.token ? options.token : undefined;
   assertBindAllowed(options.host, token);
-  const allowed = new Set(["localhost", "127.0.0.1", "[::1]"]);
-  if (!isWildcardHost(options.host))
-    allowed.add(options.host.includes(":") ? `[${options.host.replace(/^\[|\]$/g, "")}]` : options.host.toLowerCase());
-  for (const h of options.allowedHosts ?? []) allowed.add(h.toLowerCase());
+  const front = { allowedHostnames: allowedHostnames(options.host, options.allowedHosts), token };
 
   const sessions = new Map<string, HttpSession>();
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -185,9 +160,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32000, `not found: the MCP endpoint is ${MCP_PATH}`));
-    const rebinding = rebindingProblem(req, allowed);
-    if (rebinding) return refuse(req, res, 403, rebinding);
-    if (token && !bearerMatches(req, token))
+    const refusal = checkFront(req, front);
+    if (refusal?.status === 403) return refuse(req, res, 403, refusal.reason);
+    if (refusal)
       return refuse(req, res, 401, "unauthorized: send Authorization: Bearer <FLOW_SERVE_TOKEN>", {
         "www-authenticate": 'Bearer realm="meshflow"',
       });
@@ -204,7 +179,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       });
     }
     if (req.method === "POST") {
-      const read = await readJson(req);
+      const read = await readJsonRequest(req, { maxBytes: MAX_BODY_BYTES });
       if (!read.ok) return sendJson(res, read.status, rpcError(read.status === 400 ? -32700 : -32000, read.message));
       if (session) return session.transport.handleRequest(req, res, read.body);
       return openSession(req, res, read.body);

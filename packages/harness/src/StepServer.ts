@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { ToolResult } from "@meshflow/core";
-import { bearerMatches, rebindingProblem } from "@meshflow/mcp/server";
+import { checkFront, readRequestBody } from "@meshflow/mcp/http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { StepServerAddress } from "./HarnessAdapter.js";
 
@@ -97,20 +97,20 @@ export class StepServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = (status: number, body: string) =>
       void res.writeHead(status, { "content-type": "text/plain" }).end(body);
-    const refused = rebindingProblem(req, LOOPBACK_HOSTS);
-    if (refused) return text(403, refused);
-    if (!this.#open || !bearerMatches(req, this.#token)) return text(401, "unauthorized");
+    const refused = checkFront(req, { allowedHostnames: LOOPBACK_HOSTS, token: this.#token });
+    if (refused) return text(refused.status, refused.reason);
+    if (!this.#open) return text(401, "unauthorized");
     if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp") return text(404, "not found");
     // No server-initiated messages and no sessions: a GET stream and a DELETE are not offered.
     if (req.method !== "POST") {
       res.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("method not allowed");
       return;
     }
-    const body = await readBody(req);
-    if (body === undefined) return text(413, `request over ${MAX_STEP_REQUEST_BYTES} bytes`);
+    const read = await readRequestBody(req, MAX_STEP_REQUEST_BYTES);
+    if (!read.ok) return text(413, `request over ${MAX_STEP_REQUEST_BYTES} bytes`);
     let message: unknown;
     try {
-      message = JSON.parse(body);
+      message = JSON.parse(read.body);
     } catch {
       return this.#json(res, 400, rpcError(null, -32700, "parse error: the body is not JSON"));
     }
@@ -164,23 +164,4 @@ export class StepServer {
   #json(res: ServerResponse, status: number, body: unknown): void {
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   }
-}
-
-/** The request's body as text, or undefined past {@link MAX_STEP_REQUEST_BYTES} (not read further). */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_STEP_REQUEST_BYTES) {
-        req.destroy();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

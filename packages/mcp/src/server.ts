@@ -17,7 +17,6 @@ export {
 } from "./server/clientMode.js";
 export { createServerChain, type LocalHandler, type ServerChainOptions } from "./server/createServerChain.js";
 export { exposedToolName, MAX_TOOL_NAME_LENGTH } from "./server/exposedToolName.js";
-export { bearerMatches, rebindingProblem } from "./server/httpGuards.js";
 export { confirmationTokenTool, discoveryTools } from "./server/metaTools.js";
 export {
   defineLocalTool,

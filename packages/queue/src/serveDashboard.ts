@@ -1,9 +1,13 @@
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MeshflowError } from "@meshflow/core";
+import { allowedHostnames, checkFront } from "@meshflow/mcp/http";
 import type { Queue } from "bullmq";
 import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
+
+/** The dashboard listens on loopback only. */
+const DASHBOARD_HOST = "127.0.0.1";
 
 /** Options of {@link serveDashboard}. */
 export interface DashboardOptions {
@@ -52,7 +56,15 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     serverAdapter,
     options: { uiConfig: { boardTitle: `meshflow (${settings.prefix})` } },
   });
-  const server = createServer(serverAdapter.getRouter() as RequestListener);
+  const board = serverAdapter.getRouter() as RequestListener;
+  const front = { allowedHostnames: allowedHostnames(DASHBOARD_HOST) };
+  // Loopback alone does not keep a browser's page out: a site whose name resolves to 127.0.0.1 (DNS
+  // rebinding) or a sandboxed frame (`Origin: null`) could retry and remove jobs.
+  const server = createServer((req, res) => {
+    const refusal = checkFront(req, front);
+    if (!refusal) return board(req, res);
+    res.writeHead(refusal.status, { "content-type": "text/plain; charset=utf-8" }).end(refusal.reason);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
@@ -63,7 +75,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
         ),
       ),
     );
-    server.listen(options.port ?? 3000, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 3000, DASHBOARD_HOST, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
