@@ -86,11 +86,11 @@ describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
       ws.writePrd([ledgerStory(ws.files)]);
       const first = ws.spawnFlow(["run", "prd.json", "--json", ...harnessFlags("claude-code")]);
       const ledger = join(ws.files, "ledger.txt");
-      await until(
-        () => existsSync(ledger) && s.requests.filter((r) => r.tools.length).length >= 2,
-        "the first entry and turn 2",
-      );
-      // The turn with the call is journaled (with Claude Code's session) before the next one starts.
+      // The turn with the call is journaled with Claude Code's session once its result is back: its
+      // model.turn event says so. Killed before that, the resumed program would start a new session,
+      // and the script's second ask would be a second entry, rightly run.
+      await first.next((e) => e.type === "model.turn");
+      await until(() => existsSync(ledger) && s.requests.filter((r) => r.tools.length).length >= 2, "turn 2");
       const runId = (first.events.find((e) => e.type === "run.started") as { runId: string }).runId;
       first.child.kill("SIGKILL");
       await first.exit;
