@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { RunEvent } from "@meshflow/core";
 import { ScriptedModelServer } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
-import { ROOT } from "../helpers/runFlow.js";
+import { parseEvents } from "../helpers/flowWorkspace.js";
+import { modelWorkspace } from "../helpers/modelWorkspace.js";
 
 // A model-driven development-agent consults the shipped security-agent through its consult tool:
 // the model is the scripted server over real HTTP (OpenAI wire format), the files the real
@@ -23,17 +23,7 @@ const call = (name: string, input: Record<string, unknown>) => ({ toolCalls: [{ 
 describe("consult_<specialist> tools of a model", () => {
   it("the model asks security-agent, which finds a planted secret; its answer comes back as the tool result", async () => {
     server = await ScriptedModelServer.start({ script: [], apiKey: KEY });
-    const ws = flowWorkspace({
-      agents: join(ROOT, "agents"),
-      env: {
-        FLOW_SKILLS: join(ROOT, "skills"),
-        FLOW_MODEL_BASE_URL: server.baseUrl,
-        OPENAI_API_KEY: KEY,
-        FLOW_MODEL_API_KEY: undefined,
-        ANTHROPIC_API_KEY: undefined,
-        FLOW_MODEL: undefined,
-      },
-    });
+    const ws = modelWorkspace(server, KEY);
     writeFileSync(join(ws.files, "deploy.js"), 'const aws = "AKIAIOSFODNN7EXAMPLE";\n');
     server.enqueue(
       // development-agent's first turn: ask security-agent.

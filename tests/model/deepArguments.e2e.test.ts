@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ScriptedModelServer } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
-import { ROOT } from "../helpers/runFlow.js";
+import { parseEvents } from "../helpers/flowWorkspace.js";
+import { modelWorkspace } from "../helpers/modelWorkspace.js";
 
 const KEY = "sk-test-meshflow";
 let server: ScriptedModelServer | undefined;
@@ -24,17 +24,7 @@ describe("model tool arguments nested 5,000 deep", () => {
   // exceeded" instead of the call being refused.
   it("fail that call with invalid_arguments naming the path; the model reads the refusal and goes on", async () => {
     server = await ScriptedModelServer.start({ script: [], apiKey: KEY });
-    const ws = flowWorkspace({
-      agents: join(ROOT, "agents"),
-      env: {
-        FLOW_SKILLS: join(ROOT, "skills"),
-        FLOW_MODEL_BASE_URL: server.baseUrl,
-        OPENAI_API_KEY: KEY,
-        FLOW_MODEL_API_KEY: undefined,
-        ANTHROPIC_API_KEY: undefined,
-        FLOW_MODEL: undefined,
-      },
-    });
+    const ws = modelWorkspace(server, KEY);
     server.enqueue(
       {
         toolCalls: [

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { RunEvent } from "@meshflow/core";
 import { ScriptedModelServer, type ScriptedReply } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
-import { ROOT } from "../helpers/runFlow.js";
+import { parseEvents } from "../helpers/flowWorkspace.js";
+import { modelWorkspace as scriptedWorkspace } from "../helpers/modelWorkspace.js";
 
 // `flow run` with the shipped specialists thinking through a model: the model is played by a scripted
 // server speaking the OpenAI Chat Completions wire format over real HTTP, reached through the real
@@ -20,17 +20,7 @@ afterEach(async () => {
 
 async function modelWorkspace(script: ScriptedReply[]) {
   server = await ScriptedModelServer.start({ script, apiKey: KEY });
-  const ws = flowWorkspace({
-    agents: join(ROOT, "agents"),
-    env: {
-      FLOW_SKILLS: join(ROOT, "skills"),
-      FLOW_MODEL_BASE_URL: server.baseUrl,
-      OPENAI_API_KEY: KEY,
-      FLOW_MODEL_API_KEY: undefined,
-      ANTHROPIC_API_KEY: undefined,
-      FLOW_MODEL: undefined,
-    },
-  });
+  const ws = scriptedWorkspace(server, KEY);
   return { ws, server };
 }
 

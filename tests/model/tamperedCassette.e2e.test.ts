@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { ScriptedModelServer } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { flowWorkspace, parseEvents } from "../helpers/flowWorkspace.js";
-import { ROOT } from "../helpers/runFlow.js";
+import { parseEvents } from "../helpers/flowWorkspace.js";
+import { modelWorkspace } from "../helpers/modelWorkspace.js";
 
 const KEY = "sk-test-meshflow";
 let server: ScriptedModelServer | undefined;
@@ -28,17 +28,7 @@ function story() {
 
 async function recorded() {
   server = await ScriptedModelServer.start({ script: [], apiKey: KEY });
-  const ws = flowWorkspace({
-    agents: join(ROOT, "agents"),
-    env: {
-      FLOW_SKILLS: join(ROOT, "skills"),
-      FLOW_MODEL_BASE_URL: server.baseUrl,
-      OPENAI_API_KEY: KEY,
-      FLOW_MODEL_API_KEY: undefined,
-      ANTHROPIC_API_KEY: undefined,
-      FLOW_MODEL: undefined,
-    },
-  });
+  const ws = modelWorkspace(server, KEY);
   server.enqueue(
     call("filesystem__write_file", { path: join(ws.files, "hello.txt"), content: "hello\n" }),
     call("step_pass", { summary: "wrote hello.txt" }),
