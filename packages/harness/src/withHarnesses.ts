@@ -84,25 +84,27 @@ export function withHarnesses(models: ModelCatalog, options: HarnessCatalogOptio
     });
   };
 
+  /** The harness's model for a model name, built once: the check's and the steps' are the same. */
+  const harnessModel = (name: string | undefined, harness: string): StepModel => {
+    const id = `${harness}\u0000${name ?? ""}`;
+    let model = built.get(id);
+    if (!model) {
+      model = build(name, harness);
+      built.set(id, model);
+    }
+    return model;
+  };
+
   return {
     nameFor: (story, prdModel) => models.nameFor(story, prdModel),
     harnessFor: (choice, specialist) => chooseHarness({ override: options.harness, ...choice }, specialist),
-    get(name, harness) {
-      if (!harness) return models.get(name);
-      const id = `${harness}\u0000${name ?? ""}`;
-      let model = built.get(id);
-      if (!model) {
-        model = build(name, harness);
-        built.set(id, model);
-      }
-      return model;
-    },
+    get: (name, harness) => (harness ? harnessModel(name, harness) : models.get(name)),
     async check(names, harnesses = []) {
       for (const harness of harnesses) {
         const adapter = harnessAdapter(harness, "harness");
         harnessProgram(adapter, cwd, env);
         // With --harness every step is the program's: a model it cannot think with is refused now.
-        if (options.harness) for (const name of new Set(names)) build(name, harness);
+        if (options.harness) for (const name of new Set(names)) harnessModel(name, harness);
       }
       // A program given for every step reads its own login when meshflow has no key for it; a
       // refused key still ends the run at its first request.
