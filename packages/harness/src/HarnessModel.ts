@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  canonicalJson,
   type HarnessReport,
   type ModelClaim,
   type ModelRef,
@@ -115,7 +114,6 @@ export class HarnessModel implements StepModel {
     // journal (the step's evidence holds them; the program, continuing its session, will not ask
     // again), and their session continued.
     let turn = 0;
-    const answered = new Map<string, number>();
     for (;;) {
       const recorded = await io.turns.get(turn + 1);
       if (!recorded) break;
@@ -123,10 +121,7 @@ export class HarnessModel implements StepModel {
       if (recorded.session) report.session = recorded.session;
       this.#count(usage, spent, recorded.response.usage);
       for (const call of recorded.response.toolCalls) {
-        const id = canonicalJson({ name: call.name, input: call.input });
-        const occurrence = (answered.get(id) ?? 0) + 1;
-        answered.set(id, occurrence);
-        const result = await io.call(call.name, call.input, { byContent: true, occurrence });
+        const result = await io.call(call.name, call.input, { byContent: true, again: true });
         calls.push({
           tool: call.name,
           isError: result.isError === true,

@@ -139,10 +139,10 @@ export interface StepCallOptions {
    */
   byContent?: boolean;
   /**
-   * With `byContent`: which such call this is (from 1), to answer again a call an earlier attempt
-   * made, without counting it as one of this attempt's; default: the next one.
+   * With `byContent`: a call an earlier attempt made, answered again (from the journal) in the order
+   * it was made, counted apart from this attempt's own calls, which go on from the first.
    */
-  occurrence?: number;
+  again?: boolean;
 }
 
 /** What the loop may do for a step: call tools (through the runtime), journal turns, report them. */

@@ -110,6 +110,8 @@ export interface CallLog {
   produced?: WeakMap<ToolResult, ProducedCall>;
   /** Calls keyed by content (`byContent`) so far, by the digest of their name and arguments. */
   asked?: Map<string, number>;
+  /** The same count for calls of an earlier attempt answered again (`again`). */
+  answeredAgain?: Map<string, number>;
 }
 
 /** A call that may have written: started as call `seq`, ended when calls up to `endedAt` had started. */
@@ -128,16 +130,18 @@ export interface ProducedCall {
 
 /**
  * The place of a call keyed by its content: the digest of its name and arguments and how many such
- * calls the step made before (`c.<digest>.<n>`), the same in every attempt that asks the same.
+ * calls the step made before (`c.<digest>.<n>`), the same in every attempt that asks the same. Calls
+ * answered `again` (an earlier attempt's) are counted apart, so this attempt's own start from 1 too.
  */
-function contentPlace(log: CallLog, name: string, args: Record<string, unknown>, occurrence?: number): string {
+function contentPlace(log: CallLog, name: string, args: Record<string, unknown>, again: boolean): string {
   const digest = digestOf({ name, args })
     .replace(/^sha256:/, "")
     .slice(0, 16);
-  if (occurrence !== undefined) return `c.${digest}.${occurrence}`;
-  log.asked ??= new Map();
-  const n = (log.asked.get(digest) ?? 0) + 1;
-  log.asked.set(digest, n);
+  const kept = again ? "answeredAgain" : "asked";
+  const counts = log[kept] ?? new Map<string, number>();
+  log[kept] = counts;
+  const n = (counts.get(digest) ?? 0) + 1;
+  counts.set(digest, n);
   return `c.${digest}.${n}`;
 }
 
@@ -162,7 +166,7 @@ export async function callTool(
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);
-  const place = options.byContent && !tooBig ? contentPlace(log, name, args, options.occurrence) : String(seq);
+  const place = options.byContent && !tooBig ? contentPlace(log, name, args, options.again === true) : String(seq);
   const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${place}`;
   const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   if (tooBig) {
