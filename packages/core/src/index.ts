@@ -63,13 +63,19 @@ export {
 export { chooseHarness, type HarnessChoice, HarnessChoiceSchema } from "./model/HarnessName.js";
 export {
   chooseModel,
-  MODEL_PROVIDERS,
   type ModelChoice,
   ModelNameSchema,
-  type ModelProvider,
   type ModelRef,
   parseModelName,
 } from "./model/ModelName.js";
+export type { AiSdkPackage, BaseUrlRule, ModelProviderPart } from "./model/providers/ModelProviderPart.js";
+export {
+  MODEL_HELP,
+  MODEL_PROVIDER_PARTS,
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  modelProviderPart,
+} from "./model/providers/modelProviders.js";
 export type {
   BudgetSpent,
   EarlierStep,

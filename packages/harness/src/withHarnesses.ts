@@ -1,5 +1,12 @@
-import { chooseHarness, MeshflowError, type ModelCatalog, parseModelName, type StepModel } from "@meshflow/core";
-import { apiKeyFor, KEY_VARIABLES, type ModelBudgets } from "@meshflow/model";
+import {
+  chooseHarness,
+  MeshflowError,
+  type ModelCatalog,
+  modelProviderPart,
+  parseModelName,
+  type StepModel,
+} from "@meshflow/core";
+import { apiKeyFor, type ModelBudgets } from "@meshflow/model";
 import { findProgram } from "./findProgram.js";
 import { HARNESSES } from "./HARNESSES.js";
 import type { HarnessAdapter } from "./HarnessAdapter.js";
@@ -76,7 +83,7 @@ export function withHarnesses(models: ModelCatalog, options: HarnessCatalogOptio
       ...(model ? { model } : {}),
       ...(baseUrl ? { baseUrl } : {}),
       ...(key ? { apiKey: key } : {}),
-      keyVariables: model ? [...KEY_VARIABLES[model.provider]].reverse() : adapter.keyVariables,
+      keyVariables: model ? [...modelProviderPart(model.provider).keyVariables].reverse() : adapter.keyVariables,
       budgets: options.budgets,
       builtinTools: options.builtinTools === true,
       cwd,

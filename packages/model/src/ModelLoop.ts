@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   canonicalJson,
   isMeshflowError,
+  MODEL_PROVIDER_PARTS,
   type ModelClaim,
   type ModelRequestSize,
   type ModelResponse,
@@ -15,7 +16,6 @@ import {
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
 import { resultForModel } from "./internal/resultText.js";
-import { KEY_VARIABLES } from "./keyVariables.js";
 import { offeredTools, requestSize } from "./offeredTools.js";
 import { FINISHING_TOOLS, type FinishingTool, REMINDER, systemPrompt, taskMessage } from "./prompt.js";
 
@@ -88,7 +88,7 @@ export function requestDigest(request: ChatRequest): string {
 
 /** Which variables hold a provider's key, for a refused key's message. */
 function keyHint(provider: string): string {
-  const variables = (KEY_VARIABLES as Readonly<Record<string, readonly string[]>>)[provider];
+  const variables = MODEL_PROVIDER_PARTS.find((p) => p.name === provider)?.keyVariables;
   return variables ? `check ${variables.slice().reverse().join(" or ")}` : "check the model's API key";
 }
 

@@ -4,9 +4,11 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3ToolCall,
 } from "@ai-sdk/provider";
-import { checkJsonLimits, MeshflowError, type ModelRef, type ModelResponse } from "@meshflow/core";
+import { checkJsonLimits, MeshflowError, type ModelRef, type ModelResponse, modelProviderPart } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
 import { withRetries } from "./internal/withRetries.js";
+import { baseUrlProblem } from "./providers/baseUrlProblem.js";
+import { SDK_FACTORIES } from "./providers/sdkFactories.js";
 
 /** How a provider is reached. */
 export interface ProviderSettings {
@@ -20,30 +22,19 @@ export interface ProviderSettings {
 }
 
 /**
- * The AI SDK language model of a model name: Anthropic Messages, OpenAI Chat Completions, or any
- * OpenAI-compatible server. The provider packages load on first use: runs without a model never load them.
+ * The AI SDK language model of a model name, built by the factory of its provider part's package
+ * (Anthropic Messages, OpenAI Chat Completions, any OpenAI-compatible server).
  */
 export async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise<LanguageModelV3> {
-  const baseURL = settings.baseUrl;
-  if (ref.provider === "anthropic") {
-    const { createAnthropic } = await import("@ai-sdk/anthropic");
-    return createAnthropic({ ...(baseURL ? { baseURL } : {}), apiKey: settings.apiKey ?? "" })(ref.modelId);
-  }
-  if (ref.provider === "openai") {
-    const { createOpenAI } = await import("@ai-sdk/openai");
-    return createOpenAI({ ...(baseURL ? { baseURL } : {}), apiKey: settings.apiKey ?? "" }).chat(ref.modelId);
-  }
-  if (!baseURL)
-    throw new MeshflowError(
-      "usage",
-      `${ref.name}: an openai-compatible model needs --model-base-url <url> (or FLOW_MODEL_BASE_URL), e.g. http://127.0.0.1:11434/v1 for Ollama`,
-    );
-  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-  return createOpenAICompatible({
-    name: "openai-compatible",
-    baseURL,
-    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-  }).chatModel(ref.modelId);
+  const part = modelProviderPart(ref.provider);
+  const problem = baseUrlProblem(ref.name, part, settings.baseUrl);
+  if (problem) throw new MeshflowError("usage", problem);
+  return SDK_FACTORIES[part.sdkPackage]({
+    part,
+    modelId: ref.modelId,
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey,
+  });
 }
 
 /** The provider-level prompt of a request: the system prompt, then meshflow's messages. */

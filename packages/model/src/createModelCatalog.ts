@@ -4,6 +4,7 @@ import {
   type ModelCatalog,
   type ModelProvider,
   type ModelRef,
+  modelProviderPart,
   parseModelName,
   type StepModel,
   type Story,
@@ -11,8 +12,9 @@ import {
 import { AiSdkChatModel } from "./aiSdkModel.js";
 import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 import type { ChatModel } from "./ChatModel.js";
-import { KEY_VARIABLES, unusedKeyVariables } from "./keyVariables.js";
+import { unusedKeyVariables } from "./keyVariables.js";
 import { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
+import { baseUrlProblem, endpointOf } from "./providers/baseUrlProblem.js";
 
 /** How a run's models are built: the command's flags and the environment. */
 export interface ModelCatalogOptions {
@@ -40,18 +42,12 @@ export interface ModelCatalogOptions {
   maxRetries?: number;
 }
 
-const DEFAULT_ENDPOINTS: Readonly<Record<ModelProvider, string | undefined>> = {
-  anthropic: "https://api.anthropic.com/v1",
-  openai: "https://api.openai.com/v1",
-  "openai-compatible": undefined,
-};
-
 /** The API key of a provider from the environment, and the variable it came from. */
 export function apiKeyFor(
   provider: ModelProvider,
   env: Readonly<Record<string, string | undefined>>,
 ): { key: string; variable: string } | undefined {
-  for (const variable of KEY_VARIABLES[provider]) {
+  for (const variable of modelProviderPart(provider).keyVariables) {
     const key = env[variable];
     if (key) return { key, variable };
   }
@@ -130,20 +126,18 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
       const probed = new Set<string>();
       for (const name of new Set(names)) {
         const ref = parseModelName(name);
-        const key = apiKeyFor(ref.provider, env);
+        const part = modelProviderPart(ref.provider);
         warnUnused(ref.provider);
-        if (!key && ref.provider !== "openai-compatible")
+        if (part.keyRequired && !apiKeyFor(ref.provider, env))
           throw new MeshflowError(
             "model_unavailable",
-            `${name} needs an API key: set ${KEY_VARIABLES[ref.provider].slice().reverse().join(" or ")} (or replay a recording with --replay <cassette>)`,
-            { details: { variables: KEY_VARIABLES[ref.provider] } },
+            `${name} needs an API key: set ${part.keyVariables.slice().reverse().join(" or ")} (or replay a recording with --replay <cassette>)`,
+            { details: { variables: part.keyVariables } },
           );
-        const url = baseUrl ?? DEFAULT_ENDPOINTS[ref.provider];
-        if (!url)
-          throw new MeshflowError(
-            "model_unavailable",
-            `${name}: an openai-compatible model needs --model-base-url <url> (or FLOW_MODEL_BASE_URL), e.g. http://127.0.0.1:11434/v1 for Ollama`,
-          );
+        const problem = baseUrlProblem(name, part, baseUrl);
+        if (problem) throw new MeshflowError("model_unavailable", problem);
+        const url = endpointOf(part, baseUrl);
+        if (!url) continue;
         if (probed.has(url)) continue;
         probed.add(url);
         await probe(name, url, options.probeTimeoutMs ?? 10_000);

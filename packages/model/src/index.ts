@@ -8,7 +8,7 @@ export {
 } from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
-export { KEY_VARIABLES, unusedKeyVariables } from "./keyVariables.js";
+export { unusedKeyVariables } from "./keyVariables.js";
 export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, RequestDigest, requestDigest } from "./ModelLoop.js";
 export { type OfferedTools, offeredTools, requestSize } from "./offeredTools.js";
 export { FINISHING_SCHEMA, FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";

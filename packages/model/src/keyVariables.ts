@@ -1,35 +1,19 @@
-import type { ModelProvider } from "@meshflow/core";
-
-/** The environment variables a provider's key is read from, first set wins. */
-export const KEY_VARIABLES: Readonly<Record<ModelProvider, readonly string[]>> = {
-  anthropic: ["FLOW_MODEL_API_KEY", "ANTHROPIC_API_KEY"],
-  openai: ["FLOW_MODEL_API_KEY", "OPENAI_API_KEY"],
-  "openai-compatible": ["FLOW_MODEL_API_KEY"],
-};
+import { type ModelProvider, modelProviderPart } from "@meshflow/core";
 
 /**
- * Variables a user may expect a provider to send that it does not: `OPENAI_API_KEY` for an
- * `openai-compatible` endpoint (it speaks OpenAI's API, yet only `FLOW_MODEL_API_KEY` is sent).
- */
-const EXPECTED_TOO: Readonly<Record<ModelProvider, readonly string[]>> = {
-  anthropic: [],
-  openai: [],
-  "openai-compatible": ["OPENAI_API_KEY"],
-};
-
-/**
- * One sentence per key variable that is set in `env` but not sent to a model of `provider`: a
- * variable of {@link KEY_VARIABLES} that an earlier one overrides, or one the provider never reads.
+ * One sentence per key variable that is set in `env` but not sent to a model of `provider`: one of
+ * the provider's key variables that an earlier one overrides, or one it never reads (its `notSent`).
  * Empty when every set variable is used.
  */
 export function unusedKeyVariables(
   provider: ModelProvider,
   env: Readonly<Record<string, string | undefined>>,
 ): string[] {
-  const read = KEY_VARIABLES[provider];
+  const part = modelProviderPart(provider);
+  const read = part.keyVariables;
   const sent = read.find((v) => env[v]);
   const messages: string[] = [];
-  for (const variable of [...read, ...EXPECTED_TOO[provider]]) {
+  for (const variable of [...read, ...(part.notSent ?? [])]) {
     if (!env[variable] || variable === sent) continue;
     messages.push(
       read.includes(variable)

@@ -5,6 +5,7 @@ import {
   Option,
   type OptionValues,
 } from "@commander-js/extra-typings";
+import { MODEL_HELP } from "@meshflow/core/providers";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
@@ -257,13 +258,6 @@ type ModelFlagsMatch = Assert<
 type Assert<T extends true> = T;
 
 /**
- * Which variable each provider's key is read from (the first set wins), as `--model`'s help says it; a
- * test holds it to `KEY_VARIABLES` of @meshflow/model, which this file does not import (start-up time).
- */
-export const MODEL_KEYS_HELP =
-  "Keys: anthropic reads FLOW_MODEL_API_KEY, else ANTHROPIC_API_KEY; openai reads FLOW_MODEL_API_KEY, else OPENAI_API_KEY; openai-compatible reads only FLOW_MODEL_API_KEY (OPENAI_API_KEY is not sent; a warning says so)";
-
-/**
  * The options of commands that run stories with a model (run, resume, enqueue, worker, serve): which
  * model, its endpoint, and each step's budgets. `FLOW_MODEL` is not `--model`'s default: a story's or
  * the PRD's `model` comes before it.
@@ -281,7 +275,7 @@ function addModelOptions<Args extends unknown[], Opts extends OptionValues, G ex
     .addOption(
       new Option(
         "--model <provider:model-id>",
-        `the model for every story (anthropic:…, openai:…, openai-compatible:…); else the story's model, the PRD's, FLOW_MODEL. ${MODEL_KEYS_HELP}`,
+        `the model for every story (${MODEL_HELP.prefixes}); else the story's model, the PRD's, FLOW_MODEL. ${MODEL_HELP.keys}`,
       ),
     )
     .addOption(

@@ -1,21 +1,15 @@
 import { z } from "zod";
 import { MeshflowError } from "../errors/MeshflowError.js";
+import { MODEL_HELP, MODEL_PROVIDERS, type ModelProvider } from "./providers/modelProviders.js";
 
-/** The model providers meshflow reaches through the AI SDK. */
-export const MODEL_PROVIDERS = ["anthropic", "openai", "openai-compatible"] as const;
-
-/** A provider of {@link MODEL_PROVIDERS}. */
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-
-const MODEL_NAME = /^(anthropic|openai|openai-compatible):\S+$/;
+// Provider names are letters, digits and dashes, so they go into the pattern as they are.
+const MODEL_NAME = new RegExp(`^(${MODEL_PROVIDERS.join("|")}):\\S+$`);
 
 /** A model named `<provider>:<model-id>`, e.g. `anthropic:claude-sonnet-4-5` or `openai-compatible:llama3.1`. */
 export const ModelNameSchema = z
   .string()
-  .regex(MODEL_NAME, `a model is named <provider>:<model-id> with provider ${MODEL_PROVIDERS.join(", ")}`)
-  .describe(
-    "The model that thinks for this story's steps, `<provider>:<model-id>` (anthropic, openai, openai-compatible).",
-  );
+  .regex(MODEL_NAME, `a model is named <provider>:<model-id> with provider ${MODEL_HELP.names}`)
+  .describe(`The model that thinks for this story's steps, \`<provider>:<model-id>\` (${MODEL_HELP.names}).`);
 
 /** A parsed model name. */
 export interface ModelRef {
@@ -30,7 +24,7 @@ export function parseModelName(name: string, where = "model"): ModelRef {
   if (!MODEL_NAME.test(name)) {
     throw new MeshflowError(
       "usage",
-      `${where}: "${name}" is not a model name; expected <provider>:<model-id> with provider ${MODEL_PROVIDERS.join(", ")} (e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, openai-compatible:llama3.1)`,
+      `${where}: "${name}" is not a model name; expected <provider>:<model-id> with provider ${MODEL_HELP.names} (e.g. ${MODEL_HELP.examples})`,
     );
   }
   const at = name.indexOf(":");

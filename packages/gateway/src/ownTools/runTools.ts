@@ -1,4 +1,4 @@
-import type { RunEvent } from "@meshflow/core";
+import { MODEL_HELP, type RunEvent } from "@meshflow/core";
 import { refusal } from "@meshflow/mcp";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import {
@@ -55,7 +55,7 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
           .string()
           .optional()
           .describe(
-            "the model for every story, <provider>:<model-id> (anthropic, openai, openai-compatible); default: the server's --model, the PRD's and stories' model, FLOW_MODEL",
+            `the model for every story, <provider>:<model-id> (${MODEL_HELP.names}); default: the server's --model, the PRD's and stories' model, FLOW_MODEL`,
           ),
         harness: z
           .string()

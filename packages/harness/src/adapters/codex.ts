@@ -1,3 +1,4 @@
+import { modelProviderPart } from "@meshflow/core";
 import type { HarnessAdapter, HarnessEvent } from "../HarnessAdapter.js";
 import { count, field, jsonLine, text } from "../internal/jsonLine.js";
 
@@ -61,7 +62,8 @@ export const codex: HarnessAdapter = {
     if (!launch.builtinTools) for (const feature of FEATURES_OFF) argv.push("--disable", feature);
     const env: Record<string, string> = { MESHFLOW_STEP_TOKEN: launch.server.token };
     if (launch.model) {
-      const baseUrl = launch.baseUrl ?? (launch.model.provider === "openai" ? "https://api.openai.com/v1" : undefined);
+      const own = modelProviderPart(launch.model.provider).baseUrl;
+      const baseUrl = launch.baseUrl ?? ("default" in own ? own.default : undefined);
       if (baseUrl) {
         set(
           "model_providers.meshflow",

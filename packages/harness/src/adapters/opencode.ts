@@ -1,15 +1,9 @@
+import { MODEL_PROVIDERS, modelProviderPart } from "@meshflow/core";
 import type { HarnessAdapter, HarnessEvent } from "../HarnessAdapter.js";
 import { count, field, jsonLine, text } from "../internal/jsonLine.js";
 
 /** OpenCode names the step server's tools `meshflow_<tool>`. */
 const PREFIX = "meshflow_";
-
-/** The AI SDK provider package OpenCode loads for a meshflow provider. */
-const PROVIDER_PACKAGES: Readonly<Record<string, string>> = {
-  anthropic: "@ai-sdk/anthropic",
-  openai: "@ai-sdk/openai",
-  "openai-compatible": "@ai-sdk/openai-compatible",
-};
 
 /**
  * OpenCode (`opencode-ai`): `opencode run --format json`, its configuration given whole in
@@ -21,7 +15,7 @@ export const opencode: HarnessAdapter = {
   name: "opencode",
   packageName: "opencode-ai",
   program: "opencode",
-  providers: ["anthropic", "openai", "openai-compatible"],
+  providers: MODEL_PROVIDERS,
   keyVariables: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
 
   command(launch) {
@@ -45,7 +39,7 @@ export const opencode: HarnessAdapter = {
       const { provider, modelId } = launch.model;
       config.provider = {
         meshflow: {
-          npm: PROVIDER_PACKAGES[provider],
+          npm: modelProviderPart(provider).sdkPackage,
           name: `meshflow ${provider}`,
           options: {
             ...(launch.baseUrl ? { baseURL: launch.baseUrl } : {}),
