@@ -9,6 +9,3 @@ export const DesignConfigSchema = z.strictObject({
     .describe("Those of `uiFiles` that are entry points (index.html): they must exist, nothing has to reference them"),
   referencedFrom: ScopeSchema.describe("Where references to the UI files are looked for"),
 });
-
-/** design-agent's settings, validated. */
-export type DesignConfig = z.infer<typeof DesignConfigSchema>;

@@ -1,5 +1,5 @@
 /** Where one copy of a duplicated block is. */
-export interface BlockCopy {
+interface BlockCopy {
   path: string;
   startLine: number;
   endLine: number;

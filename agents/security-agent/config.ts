@@ -2,7 +2,7 @@ import { z } from "@meshflow/runtime";
 import { ScopeSchema } from "../shared/scope.js";
 
 /** How bad a finding is; a finding at or above `failOn` fails the step. */
-export const SeveritySchema = z.enum(["low", "medium", "high"]);
+const SeveritySchema = z.enum(["low", "medium", "high"]);
 
 /** A finding's severity. */
 export type Severity = z.infer<typeof SeveritySchema>;
@@ -19,7 +19,7 @@ const RegexSchema = z
   });
 
 /** A pattern looked for on every line of every file in scope. */
-export const LineRuleSchema = z.strictObject({
+const LineRuleSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "a rule id is lower-case kebab-case"),
   kind: z.enum(["secret", "risky"]).describe("secret: the match is masked in every report"),
   severity: SeveritySchema,
@@ -33,7 +33,7 @@ export const LineRuleSchema = z.strictObject({
 });
 
 /** A file whose presence is a finding (a committed `.env`, a private key file). */
-export const FileRuleSchema = z.strictObject({
+const FileRuleSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "a rule id is lower-case kebab-case"),
   severity: SeveritySchema,
   files: z.array(z.string().min(1)).min(1).describe("Globs over root-relative paths"),

@@ -25,7 +25,7 @@ export function atLeast(severity: Severity, threshold: Severity): boolean {
  * A secret as reports may show it: a short prefix (enough to recognise the kind of key, never enough to
  * use it) and its length. `AKIAIOSFODNN7EXAMPLE` → `AKIA…(20 chars)`.
  */
-export function maskSecret(secret: string): string {
+function maskSecret(secret: string): string {
   const shown = Math.min(4, Math.floor(secret.length / 5));
   return `${secret.slice(0, shown)}…(${secret.length} chars)`;
 }

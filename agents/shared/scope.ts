@@ -2,7 +2,7 @@ import { z } from "@meshflow/runtime";
 import picomatch from "picomatch";
 
 /** Folders no check looks into, whatever a story's settings say. */
-export const ALWAYS_EXCLUDED = ["**/node_modules/**", "**/.git/**", ".flow/**"] as const;
+const ALWAYS_EXCLUDED = ["**/node_modules/**", "**/.git/**", ".flow/**"] as const;
 
 /** Which files of the workspace a check looks at: settings every file-reading specialist shares. */
 export const ScopeSchema = z.strictObject({

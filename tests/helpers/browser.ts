@@ -5,10 +5,10 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { ROOT } from "./runFlow.js";
 
 /** Debian's chromium (scripts/ensure-chromium installs it); FLOW_TEST_CHROMIUM points elsewhere. */
-export const CHROMIUM = process.env.FLOW_TEST_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.FLOW_TEST_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Where browser tests keep their screenshots (git-ignored, kept by CI as artifacts). */
-export const ARTIFACTS = join(ROOT, "test-artifacts");
+const ARTIFACTS = join(ROOT, "test-artifacts");
 
 /** Flags that let chromium run headless in containers and CI, with nothing reaching the network. */
 const FLAGS = [

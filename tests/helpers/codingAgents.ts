@@ -14,7 +14,7 @@ import { ROOT } from "./runFlow.js";
 export const CODING_AGENTS_BIN = join(ROOT, "tests/coding-agents/node_modules/.bin");
 
 /** The harnesses, with the model each thinks with against the scripted server. */
-export const HARNESS_MODELS = {
+const HARNESS_MODELS = {
   "claude-code": "anthropic:claude-test",
   opencode: "openai-compatible:scripted",
   codex: "openai:scripted",
@@ -85,9 +85,7 @@ export function turnsSoFar(request: ReceivedRequest): number {
  * A scripted handler playing a harness's model: requests without tools (a title) get text; a turn
  * request gets `replies[n]` where n is the turns the conversation already holds; past the end, text.
  */
-export function scriptedTurns(
-  replies: readonly ScriptedReply[],
-): (request: ReceivedRequest) => ScriptedReply | undefined {
+function scriptedTurns(replies: readonly ScriptedReply[]): (request: ReceivedRequest) => ScriptedReply | undefined {
   return (request) => {
     if (!request.tools.length) return { text: "Harness step" };
     return replies[turnsSoFar(request)] ?? { text: "done" };

@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { npmServerEntry, writeMcpConfig } from "./mcpServers.js";
-import { FLOW_BIN, ROOT } from "./runFlow.js";
+import { FLOW_BIN } from "./runFlow.js";
 
 /** A folder with an `.mcp.json` of the real npm servers: everything, filesystem (on `files/`), memory. */
 export interface GatewayFixture {
@@ -152,5 +152,3 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<bo
   }
   return false;
 }
-
-export { ROOT };

@@ -18,7 +18,7 @@ export function testPool(configs: McpServerConfig[], options: ClientPoolOptions 
 export type NpmServer = "server-everything" | "server-filesystem" | "server-memory";
 
 /** The JS entry of an npm MCP server: spawned with `process.execPath` (no `npx`, which is slow). */
-export function serverEntry(pkg: NpmServer): string {
+function serverEntry(pkg: NpmServer): string {
   return join(ROOT, "node_modules/@modelcontextprotocol", pkg, "dist/index.js");
 }
 

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const require = createRequire(import.meta.url);
 
 /** The JS entry of an npm MCP server package (run with `process.execPath`, never npx). */
-export function serverEntry(pkg: "server-filesystem" | "server-memory" | "server-everything"): string {
+function serverEntry(pkg: "server-filesystem" | "server-memory" | "server-everything"): string {
   return join(dirname(require.resolve(`@modelcontextprotocol/${pkg}/package.json`)), "dist/index.js");
 }
 
@@ -30,7 +30,7 @@ export function realServers(): Record<
  * Discovers the tools of a real MCP server over stdio with the SDK client (paginated `tools/list`) and
  * returns them as meshflow descriptors named `<server>__<tool>`.
  */
-export async function discoverRealTools(
+async function discoverRealTools(
   server: string,
   spawn: { args: string[]; env: Record<string, string> },
 ): Promise<ToolDescriptor[]> {

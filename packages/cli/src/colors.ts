@@ -8,7 +8,7 @@ export type Colors = ReturnType<typeof pc.createColors>;
  * (other than `0`), else only on a terminal. Unlike picocolors' own guess, a `CI` variable alone does
  * not colour output that goes to a file or a pipe.
  */
-export function colorEnabled(env: NodeJS.ProcessEnv = process.env, isTTY = process.stdout.isTTY === true): boolean {
+function colorEnabled(env: NodeJS.ProcessEnv = process.env, isTTY = process.stdout.isTTY === true): boolean {
   if (env.NO_COLOR !== undefined) return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
   return isTTY;

@@ -19,7 +19,7 @@ export type StepServerCall = (name: string, args: Record<string, unknown>) => Pr
 /** Bytes of random token: at least 32, as the token of one step only. */
 const TOKEN_BYTES = 32;
 /** The largest request body read (a call's arguments); larger ones are refused before parsing. */
-export const MAX_STEP_REQUEST_BYTES = 16 * 1024 * 1024;
+const MAX_STEP_REQUEST_BYTES = 16 * 1024 * 1024;
 
 /** Host names a loopback request may carry (DNS rebinding: anything else is refused). */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost"]);

@@ -7,7 +7,7 @@ import type { Clock, EventSink } from "./types.js";
  */
 export const DEFAULT_CALLS_PER_MINUTE = 6_000;
 /** What a rate-limit refusal tells the user to change, unless the guard's owner says otherwise. */
-export const DEFAULT_RATE_LIMIT_HINT = "raise it with --calls-per-minute <n>, or turn it off with --calls-per-minute 0";
+const DEFAULT_RATE_LIMIT_HINT = "raise it with --calls-per-minute <n>, or turn it off with --calls-per-minute 0";
 const WINDOW_MS = 60_000;
 
 /** A snapshot of the guard. */

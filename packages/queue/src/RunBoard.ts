@@ -8,7 +8,7 @@ import { type QueueSettings, queueSettings } from "./QueueSettings.js";
 const TokensSchema = z.object({ input: z.number(), output: z.number(), turns: z.number().int() });
 
 /** One step of a queued story, as `flow status --redis` shows it. */
-export const QueuedStepSchema = z.object({
+const QueuedStepSchema = z.object({
   step: z.number().int(),
   specialist: z.string(),
   status: z.enum(["passed", "failed", "blocked", "running"]),

@@ -15,13 +15,13 @@ export interface InitOptions {
 }
 
 /** What `flow init` did with one file. */
-export interface InitFile {
+interface InitFile {
   file: string;
   status: "written" | "kept" | "updated";
 }
 
 /** The commands `flow init` suggests next. */
-export const INIT_NEXT = ["npx flow validate prd/prd.json", "npx flow plan prd/prd.json", "npx flow run prd/prd.json"];
+const INIT_NEXT = ["npx flow validate prd/prd.json", "npx flow plan prd/prd.json", "npx flow run prd/prd.json"];
 
 interface ProjectFacts {
   name: string;

@@ -11,7 +11,7 @@ export interface PrdStatusOptions {
 }
 
 /** One PRD of a folder as `flow status <folder>` reports it. */
-export interface PrdStatusLine {
+interface PrdStatusLine {
   prd: string;
   project: string | null;
   dependsOn: string[];
@@ -29,7 +29,7 @@ export interface PrdStatusLine {
  * The status of each PRD of a folder: passed stories (from the PRD), failed and blocked ones (their
  * latest outcome in the story memory), pending ones (the rest), and its last progress entries.
  */
-export function prdStatusLines(folder: string, storeRoot: string): PrdStatusLine[] {
+function prdStatusLines(folder: string, storeRoot: string): PrdStatusLine[] {
   const memory = new StoryMemory(storeRoot);
   return listPrdFolder(folder).map((entry) => {
     const progress = new ProgressLog(entry.file).last(3);

@@ -336,7 +336,7 @@ export function cassetteOptions<Args extends unknown[], Opts extends OptionValue
  * The largest stdio message, the same as `DEFAULT_MAX_MESSAGE_BYTES` of `@meshflow/core` (kept here so
  * registering commands loads no package).
  */
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** Why a largest-message value is refused: the words `maxMessageBytes` of `@meshflow/core` uses too. */
 function maxMessageBytesArg(value: string): number {
@@ -383,9 +383,9 @@ export function applyMaxMessageBytes(command: CommandUnknownOpts): void {
 }
 
 /** The PRD limits' defaults, the same as `DEFAULT_PRD_LIMITS` of `@meshflow/core` (kept here so registering commands loads no package). */
-export const DEFAULT_MAX_PRD_STORIES = 100_000;
+const DEFAULT_MAX_PRD_STORIES = 100_000;
 /** 256 MiB. */
-export const DEFAULT_MAX_PRD_BYTES = 256 * 1024 * 1024;
+const DEFAULT_MAX_PRD_BYTES = 256 * 1024 * 1024;
 
 function positiveWhole(unit: string) {
   return (value: string): number => {

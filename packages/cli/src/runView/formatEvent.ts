@@ -11,7 +11,7 @@ export function formatTokens(tokens: TokenCount | undefined): string {
 }
 
 /** `$0.0123`: a cost in US dollars, to four decimals (a turn costs fractions of a cent). */
-export function formatCost(usd: number): string {
+function formatCost(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
@@ -24,7 +24,7 @@ export function firstLine(text: string): string {
  * A failed command's last lines, each indented under its gate line: `    | …`. The command's own escape
  * codes go (runs recorded before the gate stripped them): off a terminal they were raw bytes in the log.
  */
-export function formatTail(tail: string, c: Colors, indent = "    "): string[] {
+function formatTail(tail: string, c: Colors, indent = "    "): string[] {
   return tail
     ? stripAnsi(tail)
         .split("\n")

@@ -3,10 +3,10 @@ import { type ErrorCode, MeshflowError } from "@meshflow/core";
 import { bearerToken, readJsonRequest } from "@meshflow/mcp/http";
 
 /** Largest JSON body the console accepts (an override edit is a few hundred bytes). */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** HTTP status of an error code in a JSON API answer. */
-export function statusOf(code: ErrorCode): number {
+function statusOf(code: ErrorCode): number {
   if (code === "run_not_found" || code === "tool_not_found" || code === "file_not_found") return 404;
   if (code === "redis_unavailable" || code === "server_unreachable") return 503;
   if (code === "guard_locked" || code === "run_locked" || code === "prd_busy") return 409;

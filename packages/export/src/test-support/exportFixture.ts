@@ -38,7 +38,7 @@ const catalog = buildCapabilityCatalog({
 });
 
 /** A skill granting `permissions`. */
-export function skill(name: string, permissions: string[], specialists?: string[]): Skill {
+function skill(name: string, permissions: string[], specialists?: string[]): Skill {
   return {
     name,
     description: `${name} skill`,

@@ -18,7 +18,7 @@ export interface TrackedRun {
 export type FinishedRun = Omit<TrackedRun, "session" | "last"> & { summary: RunSummary; last?: undefined };
 
 /** How many ended runs are remembered beyond the run store (the oldest are forgotten first). */
-export const DEFAULT_FINISHED_RUNS_KEPT = 100;
+const DEFAULT_FINISHED_RUNS_KEPT = 100;
 
 /**
  * The runs started through the gateway, in this process: the run store holds the rest. A run that

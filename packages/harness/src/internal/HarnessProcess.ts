@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { MAX_EVENT_LINE } from "./jsonLine.js";
 
 /** Lines of the program's stderr a failed step reports. */
-export const STDERR_LINES = 20;
+const STDERR_LINES = 20;
 /** Characters of one stderr line kept. */
 const STDERR_LINE_CHARS = 1_000;
 /** Time between SIGTERM to the program's process group and SIGKILL. */

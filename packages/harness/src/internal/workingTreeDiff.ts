@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 
 /** Bytes of a working tree's diff a step's evidence keeps. */
-export const MAX_DIFF_BYTES = 64 * 1024;
+const MAX_DIFF_BYTES = 64 * 1024;
 
 /**
  * Git run so that nothing in the repository's config starts a program: no external diff or textconv,

@@ -19,7 +19,7 @@ function isResponse(value: Record<string, unknown>): boolean {
 }
 
 /** One newline-delimited JSON-RPC message; requests and notifications are checked against the SDK's schema. */
-export function parseJsonRpcLine(line: string): JSONRPCMessage {
+function parseJsonRpcLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
   if (isObject(value) && isResponse(value)) return value as JSONRPCMessage;
   return JSONRPCMessageSchema.parse(value);

@@ -2,7 +2,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { OversizedMessage } from "./JsonRpcLineReader.js";
 
 /** The JSON-RPC error code of the answer meshflow puts in place of one over the size limit. */
-export const RESULT_TOO_LARGE_RPC_CODE = -32099;
+const RESULT_TOO_LARGE_RPC_CODE = -32099;
 
 /** What the stand-in answer's `error.data` carries, so the call's failure says `result_too_large`. */
 export interface TooLargeData {
@@ -47,7 +47,7 @@ export class OversizedMessageError extends Error {
 }
 
 /** Noise lines logged in full per connection; after that they are only counted. */
-export const NOISE_LINES_LOGGED = 20;
+const NOISE_LINES_LOGGED = 20;
 
 /**
  * A server's stray stdout lines (not JSON-RPC): the first {@link NOISE_LINES_LOGGED} go to `log`, the

@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AiSdkPackage, ModelProviderPart } from "@meshflow/core";
 
 /** What a factory gets: the provider, the model id and how to reach it. */
-export interface FactoryInput {
+interface FactoryInput {
   part: ModelProviderPart;
   modelId: string;
   baseURL: string | undefined;

@@ -13,7 +13,7 @@ const UNKNOWN_EFFECT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["server_crash
 const NOT_SENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["server_unreachable", "connect_timeout"]);
 
 /** Thrown for an idempotent or read-only call worth another attempt: BullMQ retries it with backoff. */
-export class RetryableCallError extends Error {
+class RetryableCallError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "RetryableCallError";
@@ -21,7 +21,7 @@ export class RetryableCallError extends Error {
 }
 
 /** Thrown when the worker no longer holds the call's job: it must not run or record it. */
-export class LostJobError extends Error {
+class LostJobError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "LostJobError";

@@ -82,7 +82,7 @@ export interface Resolver {
 }
 
 /** Why {@link Resolver.tryResolve} found no tool. */
-export interface ResolveFailure {
+interface ResolveFailure {
   code: "tool_not_found" | "tool_ambiguous";
   input: string;
   message: string;

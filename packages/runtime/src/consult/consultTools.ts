@@ -2,7 +2,7 @@ import { isMeshflowError, type ToolDescriptor, type ToolResult } from "@meshflow
 import type { ConsultAnswer } from "../specialists/Consultation.js";
 
 /** The prefix of the tools that let a model consult a specialist: `consult_<specialist>`. */
-export const CONSULT_TOOL_PREFIX = "consult_";
+const CONSULT_TOOL_PREFIX = "consult_";
 
 /** The `consult_<name>` tool a model is offered for each specialist it may consult. */
 export function consultTools(specialists: readonly string[]): ToolDescriptor[] {

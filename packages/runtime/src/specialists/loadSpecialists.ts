@@ -55,7 +55,7 @@ type Importer = (file: string) => Promise<unknown>;
  * `~/.cache/meshflow/agents`. The folder is the user's own (mode 0700): cached code is run. Entries are
  * keyed by the source's content, so an edited agent is transpiled again. Without a usable folder, none.
  */
-export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string | false {
+function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string | false {
   const setting = env.FLOW_AGENT_CACHE;
   if (setting === "off" || setting === "0" || setting === "false") return false;
   return userCacheDir("agents", { env, ...(setting ? { dir: setting } : {}) }) ?? false;

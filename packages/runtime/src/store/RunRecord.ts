@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Status of a run as its record says. `running` with a dead process shows as interrupted. */
-export const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
+const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
 
 /** The model settings a run was started with (`--model`, budgets, cassettes), for `flow resume`. */
 export const ModelSettingsSchema = z.strictObject({
@@ -22,7 +22,7 @@ export const ModelSettingsSchema = z.strictObject({
 });
 
 /** How a run was started: enough to resume it in another process. */
-export const RunOptionsSchema = z.strictObject({
+const RunOptionsSchema = z.strictObject({
   models: ModelSettingsSchema.optional(),
   mcpConfig: z.string().optional(),
   routing: z.string().optional(),

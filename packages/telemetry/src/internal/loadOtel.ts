@@ -10,7 +10,7 @@ export interface Otel {
 }
 
 /** The instrumentation scope of meshflow's spans. */
-export const TRACER_NAME = "@meshflow/telemetry";
+const TRACER_NAME = "@meshflow/telemetry";
 
 /**
  * Loads the OpenTelemetry API, the trace SDK and the OTLP exporter of the configured protocol (these

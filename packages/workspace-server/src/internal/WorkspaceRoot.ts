@@ -6,9 +6,9 @@ import { WorkspaceToolError } from "../WorkspaceToolError.js";
 import { errnoCode, fromErrno } from "./errnoError.js";
 
 /** Longest path argument accepted, in UTF-8 bytes (Linux's PATH_MAX); longer ones are refused before any I/O. */
-export const MAX_PATH_BYTES = 4096;
+const MAX_PATH_BYTES = 4096;
 /** Most `/`-separated parts a path argument may have; deeper ones are refused before any I/O. */
-export const MAX_PATH_PARTS = 256;
+const MAX_PATH_PARTS = 256;
 
 /** Where an open descriptor's real path can be read back: `/proc/self/fd/<n>` on Linux. */
 const FD_LINKS = process.platform === "linux" ? "/proc/self/fd" : undefined;

@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 
 /** Bytes git looks at to call a file binary: a NUL byte among them. */
-export const BINARY_SNIFF_BYTES = 8000;
+const BINARY_SNIFF_BYTES = 8000;
 
 /** True when the buffer's first bytes hold a NUL, git's test for binary content. */
 export function looksBinary(head: Buffer): boolean {

@@ -83,7 +83,7 @@ parentPort.postMessage(out);
  * which came back as `internal`. Running it once on the empty string compiles it, at no risk of
  * backtracking.
  */
-export function compileRegex(source: string, caseSensitive: boolean): string {
+function compileRegex(source: string, caseSensitive: boolean): string {
   const flags = caseSensitive ? "" : "i";
   try {
     new RegExp(source, flags).test("");

@@ -8,7 +8,7 @@ export function okResult(text: string, structured: Record<string, unknown>): Cal
 }
 
 /** An `isError` result for a refusal or failure: the message as text, `{ code, message, ...details }` as structure. */
-export function errorResult(error: WorkspaceToolError): CallToolResult {
+function errorResult(error: WorkspaceToolError): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: `${error.code}: ${error.message}${error.report ? `\n${error.report}` : ""}` }],

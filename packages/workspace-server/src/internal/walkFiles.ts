@@ -10,7 +10,7 @@ import { patternDetails, patternPreview } from "./patternPreview.js";
 import type { ResolvedPath, WorkspaceRoot } from "./WorkspaceRoot.js";
 
 /** Folders never listed, searched or measured, whatever the ignore files say. */
-export const ALWAYS_SKIPPED = [".git", "node_modules"] as const;
+const ALWAYS_SKIPPED = [".git", "node_modules"] as const;
 const SKIP: ReadonlySet<string> = new Set(ALWAYS_SKIPPED);
 
 /** How to walk. */
@@ -48,7 +48,7 @@ interface IgnoreLevel {
 }
 
 /** Compiles a glob, or `invalid_pattern`. */
-export function compileGlob(pattern: string): (rel: string) => boolean {
+function compileGlob(pattern: string): (rel: string) => boolean {
   try {
     return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
   } catch (error) {

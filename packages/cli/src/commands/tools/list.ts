@@ -20,7 +20,7 @@ export interface ToolsListOptions {
 }
 
 /** `read-only, idempotent` from a tool's hints. */
-export function hintLabels(annotations: ToolAnnotations): string {
+function hintLabels(annotations: ToolAnnotations): string {
   const labels: string[] = [];
   if (annotations.readOnlyHint) labels.push("read-only");
   if (annotations.destructiveHint) labels.push("destructive");

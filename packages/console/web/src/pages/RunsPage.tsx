@@ -18,7 +18,7 @@ export function useThrottled(fn: () => void, ms = 300): () => void {
 }
 
 /** Runs the list shows at first, and how many more each "Show more" adds. */
-export const PAGE_SIZE = 200;
+const PAGE_SIZE = 200;
 
 /** The runs list: the store's runs, newest first, a page at a time, updated live. */
 export function RunsPage() {

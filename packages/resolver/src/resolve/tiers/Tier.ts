@@ -35,7 +35,7 @@ export interface TierQuery {
 }
 
 /** A tier's answer: the tool, and what decided it beyond the tier (the alias, the prefix…). */
-export interface TierHit {
+interface TierHit {
   tool: ToolDescriptor;
   via?: string;
 }
