@@ -1,4 +1,5 @@
 /** Test support of @meshflow/model: a scripted model server speaking real provider wire formats. */
 export type { ReceivedMessage, ReceivedRequest } from "./testing/ReceivedRequest.js";
 export { ScriptedModelServer, type ScriptedModelServerOptions } from "./testing/ScriptedModelServer.js";
-export type { ScriptedHandler, ScriptedReply, ScriptedToolCall, ScriptedUsage } from "./testing/ScriptedReply.js";
+export type { ScriptedHandler, ScriptedReply, ScriptedUsage } from "./testing/ScriptedReply.js";
+export type { ScriptedToolCall } from "./testing/ScriptedToolCall.js";

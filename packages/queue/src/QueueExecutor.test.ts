@@ -3,11 +3,12 @@ import { ClientPool, createToolChain, describeFromPool, inMemoryServers } from "
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { connectRedis, type RedisClient } from "./connectRedis.js";
+import { connectRedis } from "./connectRedis.js";
 import { QueueExecutor } from "./QueueExecutor.js";
 import type { QueueSettings } from "./QueueSettings.js";
 import { QueueWorker } from "./QueueWorker.js";
 import { RedisCallJournal } from "./RedisCallJournal.js";
+import type { RedisClient } from "./RedisClient.js";
 
 function counterServer(calls: string[]): McpServer {
   const server = new McpServer({ name: "counter", version: "1.0.0" });

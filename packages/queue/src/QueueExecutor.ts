@@ -3,12 +3,12 @@ import type { Executor } from "@meshflow/mcp";
 import { argsDigest, type CallContext, refusal } from "@meshflow/mcp";
 import type { JobsOptions, Queue, QueueEvents } from "bullmq";
 import { CALL_JOB, type CallJobData, callJobId } from "./callJob.js";
-import type { RedisClient } from "./connectRedis.js";
 import { JobWaiter } from "./internal/JobWaiter.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import type { JobTracing } from "./JobTracing.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /** Default time limit of one MCP call on a worker (the client pool's default). */
 export const DEFAULT_QUEUE_CALL_TIMEOUT_MS = 60_000;

@@ -2,7 +2,6 @@ import { hostname } from "node:os";
 import { type ErrorCode, toMeshflowError } from "@meshflow/core";
 import type { DescribeTool, ToolHandler } from "@meshflow/mcp";
 import type { Job, QueueEvents, Worker } from "bullmq";
-import type { RedisClient } from "./connectRedis.js";
 import { CallProcessor } from "./internal/CallProcessor.js";
 import { ConnectionWatch } from "./internal/ConnectionWatch.js";
 import { RedisAdapter, streamIdNow } from "./internal/RedisAdapter.js";
@@ -16,6 +15,7 @@ import {
   queueSettings,
   RUNS_QUEUE,
 } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 import { type QueuedRunCounts, RunBoard } from "./RunBoard.js";
 import {
   PRD_JOB,

@@ -1,10 +1,10 @@
 import type { ToolResult } from "@meshflow/core";
 import type { CallJournal, JournalEntry, JournalStart } from "@meshflow/mcp";
-import type { RedisClient } from "./connectRedis.js";
 import { parseEntry, publicEntry, type StoredEntry } from "./internal/journalEntry.js";
 import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import { type QueueSettings, queueSettings } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /**
  * The call journal of one queued run, in Redis (hash `<prefix>journal:<runId>`), shared by the run

@@ -1,7 +1,8 @@
 import { MeshflowError } from "@meshflow/core";
 import { type CachedClassification, type ClassificationCache, isCachedClassification } from "@meshflow/resolver";
-import { connectRedis, type RedisClient, redactRedisUrl } from "./connectRedis.js";
+import { connectRedis, redactRedisUrl } from "./connectRedis.js";
 import { DEFAULT_REDIS_PREFIX, hashTagged } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 import { isRedisClusterUrl } from "./redisClusterUrl.js";
 
 /** Options of {@link RedisClassificationCache.connect}. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { RedisClient } from "./connectRedis.js";
 import { RedisAdapter } from "./internal/RedisAdapter.js";
 import { RedisKeys } from "./internal/RedisKeys.js";
 import { type QueueSettings, queueSettings } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /** Tokens of model turns (a step's, a story's). */
 const TokensSchema = z.object({ input: z.number(), output: z.number(), turns: z.number().int() });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { digestOf, MeshflowError } from "@meshflow/core";
 import type { FlowProducer, JobType, Queue } from "bullmq";
-import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 import { RunBoard } from "./RunBoard.js";
 import { PRD_JOB, RUN_JOB, type RunJobData, STORY_JOB } from "./runJob.js";
 

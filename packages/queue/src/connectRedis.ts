@@ -1,10 +1,8 @@
 import { MeshflowError } from "@meshflow/core";
 import type { Cluster, Redis } from "ioredis";
 import { serverInfo } from "./internal/RedisAdapter.js";
+import type { RedisClient } from "./RedisClient.js";
 import { isRedisClusterUrl, parseRedisClusterUrl, redactRedisClusterUrl } from "./redisClusterUrl.js";
-
-/** The ioredis client meshflow's queue classes take: one server, or a Redis Cluster. */
-export type RedisClient = Redis | Cluster;
 
 /**
  * `worker`: reconnects forever and never fails a command while Redis is away (`maxRetriesPerRequest:

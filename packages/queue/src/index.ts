@@ -16,7 +16,6 @@ export {
   connectRedis,
   isCluster,
   RECONNECT_CAP_MS,
-  type RedisClient,
   type RedisRole,
   reconnectDelay,
   redactRedisUrl,
@@ -42,6 +41,7 @@ export {
 export { QueueWorker, type QueueWorkerOptions, type WorkerEvent } from "./QueueWorker.js";
 export { RedisCallJournal } from "./RedisCallJournal.js";
 export { type RedisCacheOptions, RedisClassificationCache } from "./RedisClassificationCache.js";
+export type { RedisClient } from "./RedisClient.js";
 export {
   type QueuedRun,
   type QueuedRunCounts,

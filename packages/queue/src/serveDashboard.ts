@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { MeshflowError } from "@meshflow/core";
 import { allowedHostnames, checkFront } from "@meshflow/mcp/http";
 import type { Queue } from "bullmq";
-import type { RedisClient } from "./connectRedis.js";
 import { bullPrefix, CALLS_QUEUE, type QueueSettings, queueSettings, RUNS_QUEUE } from "./QueueSettings.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /** The dashboard listens on loopback only. */
 const DASHBOARD_HOST = "127.0.0.1";

@@ -8,13 +8,20 @@ import {
   GEN_AI_USAGE_INPUT_TOKENS,
   GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "./genAiAttributes.js";
+import type { StartSpanOptions } from "./StartSpanOptions.js";
 import type { TraceSpan } from "./TraceSpan.js";
-import type { Tracing } from "./Tracing.js";
 
 type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
 
 const at = (event: { time: string }) => new Date(event.time);
 const stepKey = (storyId: string, step: number) => `${storyId}/step${step}`;
+
+/** What a {@link RunTracer} needs of its `Tracing`: spans, and the tool spans open by call key. */
+export interface RunSpans {
+  startSpan(name: string, options?: StartSpanOptions): TraceSpan;
+  openTool(key: string, span: TraceSpan): void;
+  closeTool(key: string): TraceSpan | undefined;
+}
 
 /**
  * Spans of one run, built from its events (the runtime is not touched): `run` → `story` → `step` →
@@ -23,7 +30,7 @@ const stepKey = (storyId: string, step: number) => `${storyId}/step${step}`;
  * the span status to ERROR and add an event with the code and message.
  */
 export class RunTracer {
-  readonly #tracing: Tracing;
+  readonly #tracing: RunSpans;
   readonly #parent: string | undefined;
   readonly #prd: string | undefined;
   #run: TraceSpan | undefined;
@@ -33,7 +40,7 @@ export class RunTracer {
   readonly #tools = new Set<string>();
 
   /** `parent`: a `traceparent` for the run span; `prd`: the PRD's name to show instead of the event's path. */
-  constructor(tracing: Tracing, parent?: string, prd?: string) {
+  constructor(tracing: RunSpans, parent?: string, prd?: string) {
     this.#tracing = tracing;
     this.#parent = parent;
     this.#prd = prd;

@@ -1,9 +1,7 @@
 import type * as Api from "@opentelemetry/api";
 import { definedAttributes } from "./internal/attributes.js";
+import type { SpanAttributes } from "./SpanAttributes.js";
 import { formatTraceparent } from "./traceparent.js";
-
-/** Attribute values meshflow puts on spans. */
-export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
 
 /** One span of a meshflow trace; ended once (later calls of `end` do nothing). */
 export class TraceSpan {

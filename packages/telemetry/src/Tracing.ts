@@ -4,24 +4,13 @@ import { GEN_AI_OPERATION_NAME, GEN_AI_TOOL_NAME } from "./genAiAttributes.js";
 import { definedAttributes } from "./internal/attributes.js";
 import { loadOtel, type Otel } from "./internal/loadOtel.js";
 import { RunTracer } from "./RunTracer.js";
-import { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
+import type { SpanKindName, StartSpanOptions } from "./StartSpanOptions.js";
+import { TraceSpan } from "./TraceSpan.js";
 import { parseTraceparent } from "./traceparent.js";
 import { type TracingSettings, tracingSettings } from "./tracingSettings.js";
 
 /** How {@link Tracing.shutdown} ended: every span exported, or the bound passed with the export still going on. */
 export type ShutdownOutcome = "flushed" | "timed_out";
-
-/** What a span is to the work around it (OpenTelemetry span kinds). */
-export type SpanKindName = "internal" | "client" | "server" | "producer" | "consumer";
-
-/** Options of {@link Tracing.startSpan}. */
-export interface StartSpanOptions {
-  /** The parent: a span of this process, or a `traceparent` from another one; none starts a trace. */
-  parent?: TraceSpan | string;
-  kind?: SpanKindName;
-  attributes?: SpanAttributes;
-  startTime?: Date;
-}
 
 /** Options of {@link Tracing.start}. */
 export interface StartTracingOptions {

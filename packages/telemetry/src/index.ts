@@ -10,15 +10,10 @@ export {
   GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "./genAiAttributes.js";
 export { RunTracer } from "./RunTracer.js";
-export { type SpanAttributes, TraceSpan } from "./TraceSpan.js";
-export {
-  type CallJobTrace,
-  type ShutdownOutcome,
-  type SpanKindName,
-  type StartSpanOptions,
-  type StartTracingOptions,
-  Tracing,
-} from "./Tracing.js";
+export type { SpanAttributes } from "./SpanAttributes.js";
+export type { SpanKindName, StartSpanOptions } from "./StartSpanOptions.js";
+export { TraceSpan } from "./TraceSpan.js";
+export { type CallJobTrace, type ShutdownOutcome, type StartTracingOptions, Tracing } from "./Tracing.js";
 export { formatTraceparent, parseTraceparent, type TraceParent } from "./traceparent.js";
 export {
   DEFAULT_FLUSH_TIMEOUT_MS,

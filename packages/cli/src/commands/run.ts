@@ -18,17 +18,7 @@ import {
   withEnvironment,
 } from "./runDriver.js";
 import type { EnvironmentOptions } from "./runEnvironment.js";
-import { resumedHooks, runPrds, type WorkflowFlags } from "./runPrds.js";
-
-/** Options of `flow run`. */
-export interface RunCommandOptions extends RunFlags, WorkflowFlags {
-  story?: string[];
-  failFast?: boolean;
-  /** Stories at most in progress at once (default 1). */
-  parallel?: number;
-  dryRun?: boolean;
-  runId?: string;
-}
+import { type RunCommandOptions, resumedHooks, runPrds } from "./runPrds.js";
 
 async function dryRunCommand(file: string, options: RunCommandOptions, parts: RunParts, output: Output) {
   const result = await dryRun(parts, { prdFile: file, stories: options.story });

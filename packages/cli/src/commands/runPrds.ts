@@ -21,12 +21,30 @@ import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
 import { outlineRunOrder, readPrdOutline } from "./prdOutline.js";
 import { prdServers } from "./prdServers.js";
-import type { RunCommandOptions } from "./run.js";
-import { confirmation, drive, printSummaryTable, report, type View, viewFor, withEnvironment } from "./runDriver.js";
+import {
+  confirmation,
+  drive,
+  printSummaryTable,
+  type RunFlags,
+  report,
+  type View,
+  viewFor,
+  withEnvironment,
+} from "./runDriver.js";
 import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
 
+/** Options of `flow run`. */
+export interface RunCommandOptions extends RunFlags, WorkflowFlags {
+  story?: string[];
+  failFast?: boolean;
+  /** Stories at most in progress at once (default 1). */
+  parallel?: number;
+  dryRun?: boolean;
+  runId?: string;
+}
+
 /** The PRD workflow's flags of `flow run`. */
-export interface WorkflowFlags {
+interface WorkflowFlags {
   /** Stop after this many stories in total (over every PRD of a folder). */
   maxStories?: number;
   /** Commit each story that passed its gate (also `"git": {"commit": true}` in the PRD). */

@@ -1,5 +1,5 @@
 import { Option } from "@commander-js/extra-typings";
-import type { RunCommandOptions } from "../commands/run.js";
+import type { RunCommandOptions } from "../commands/runPrds.js";
 import {
   agentsOption,
   callsPerMinuteOption,

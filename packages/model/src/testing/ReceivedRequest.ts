@@ -1,4 +1,4 @@
-import type { ScriptedToolCall } from "./ScriptedReply.js";
+import type { ScriptedToolCall } from "./ScriptedToolCall.js";
 
 /** One message of a received request, normalised across the two wire formats. */
 export interface ReceivedMessage {

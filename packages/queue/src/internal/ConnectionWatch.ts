@@ -1,4 +1,4 @@
-import type { RedisClient } from "../connectRedis.js";
+import type { RedisClient } from "../RedisClient.js";
 
 /** Error codes and messages of a lost or refused Redis connection (not of a command that Redis answered). */
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);

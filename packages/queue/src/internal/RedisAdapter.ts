@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageFile } from "@meshflow/core";
-import type { RedisClient } from "../connectRedis.js";
+import type { RedisClient } from "../RedisClient.js";
 import type { RedisKeys } from "./RedisKeys.js";
 
 const LUA_DIR = packageFile(import.meta.url, "lua");

@@ -1,11 +1,24 @@
 import { type BudgetSpent, MeshflowError } from "@meshflow/core";
-import type { ConsultRecord, StepRunner } from "../internal/StepRunner.js";
+import type { ConsultRecord, StepResult } from "../internal/StepResult.js";
 import type { CallLog } from "../internal/toolCall.js";
 import type { PlannedStory } from "../RunPlan.js";
 import type { ConsultAnswer, ConsultationInfo, ConsultOptions } from "../specialists/Consultation.js";
 import type { Specialist, StepMemory } from "../specialists/defineSpecialist.js";
 import type { ConsultFrame } from "./ConsultFrame.js";
 import { allowedConsults, checkConsult } from "./consultRules.js";
+
+/** What an asking needs of the step runner (an interface, so the runner and the asking import one way). */
+export interface ConsultationRunner {
+  /** True when a specialist of that name is loaded. */
+  knows(name: string): boolean;
+  /** Runs a consultation as a child step of the planned story. */
+  runConsultation(
+    planned: PlannedStory,
+    stepIndex: number,
+    memory: readonly StepMemory[],
+    frame: ConsultFrame,
+  ): Promise<StepResult>;
+}
 
 /**
  * The asking side of one think() (a step's or a consultation's): `ctx.consult`, checked against the
@@ -15,7 +28,7 @@ import { allowedConsults, checkConsult } from "./consultRules.js";
 export class Asking {
   /** The consultations that ended, in that order. */
   readonly records: ConsultRecord[] = [];
-  readonly #runner: StepRunner;
+  readonly #runner: ConsultationRunner;
   readonly #planned: PlannedStory;
   readonly #stepIndex: number;
   readonly #memory: readonly StepMemory[];
@@ -26,7 +39,7 @@ export class Asking {
   #asked = 0;
 
   constructor(
-    runner: StepRunner,
+    runner: ConsultationRunner,
     planned: PlannedStory,
     stepIndex: number,
     memory: readonly StepMemory[],

@@ -29,7 +29,7 @@ interface Prepared extends PreparedStep {
   specialistDef?: Specialist;
 }
 
-export type { ConsultRecord, StepResult } from "./StepResult.js";
+export type { StepResult } from "./StepResult.js";
 
 /** What a {@link StepRunner} needs. */
 export interface StepRunnerDeps {

@@ -2,7 +2,7 @@ import type { StateValue } from "xstate";
 import type { ChiefContext } from "../machine/chiefAnalyst.js";
 import type { ParallelContext } from "../machine/parallelChief.js";
 import type { Preflight } from "../preflight.js";
-import type { StartRunOptions } from "../runSession.js";
+import type { StartRunOptions } from "../RunDependencies.js";
 import type { RunHandle } from "../store/RunStore.js";
 
 /** How a session began: a new run, or a stopped run resumed from its store. */

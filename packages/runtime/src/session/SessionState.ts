@@ -1,8 +1,8 @@
 import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
+import type { RunDependencies } from "../RunDependencies.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
-import type { RunDependencies } from "../runSession.js";
 import type { RunHandle } from "../store/RunStore.js";
 import { AbortRace } from "./AbortRace.js";
 import { Outbox } from "./Outbox.js";

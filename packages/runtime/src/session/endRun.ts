@@ -4,7 +4,7 @@ import type { ChiefContext } from "../machine/chiefAnalyst.js";
 /** What ending a run reads of either machine's context. */
 type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error" | "halt">;
 
-import type { RunSummary } from "../runSession.js";
+import type { RunSummary } from "../RunDependencies.js";
 import { type PersistedActor, unexpectedStop } from "./PersistedActor.js";
 import type { SessionState } from "./SessionState.js";
 

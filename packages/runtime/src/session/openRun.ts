@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { toMeshflowError } from "@meshflow/core";
 import type { ChiefEvent } from "../machine/chiefAnalyst.js";
 import { preflightRun } from "../preflight.js";
-import type { StartRunOptions } from "../runSession.js";
+import type { StartRunOptions } from "../RunDependencies.js";
 import type { RunRecord } from "../store/RunRecord.js";
 import type { SessionState } from "./SessionState.js";
 

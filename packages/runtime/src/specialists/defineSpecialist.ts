@@ -22,12 +22,7 @@ import { checkConfig } from "./specialistConfig.js";
 /** What the runtime knows about a specialist besides its code: the resolver's `SpecialistInfo`. */
 export type { SpecialistInfo } from "@meshflow/resolver";
 
-/** An earlier step of the same story, as `ctx.memory` shows it. */
-export interface StepMemory {
-  step: number;
-  specialist: string;
-  outcome: StepOutcome;
-}
+export type { StepMemory } from "../workflow/RunMemory.js";
 
 /** Where a specialist writes notes; they land in the run's log, never on stdout. */
 export interface SpecialistLog {

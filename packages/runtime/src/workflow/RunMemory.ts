@@ -1,5 +1,11 @@
-import type { StepStatus } from "@meshflow/core";
-import type { StepMemory } from "../specialists/defineSpecialist.js";
+import type { StepOutcome, StepStatus } from "@meshflow/core";
+
+/** An earlier step of the same story, as `ctx.memory` shows it. */
+export interface StepMemory {
+  step: number;
+  specialist: string;
+  outcome: StepOutcome;
+}
 
 /** A finished story, as the run store's story memory keeps it and `ctx.memory.stories` shows it. */
 export interface StoryRecall {

@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { SpanAttributes } from "../TraceSpan.js";
+import type { SpanAttributes } from "../SpanAttributes.js";
 
 /** The attributes with a value (OpenTelemetry has no `undefined` attribute). */
 export function definedAttributes(attributes: SpanAttributes): Attributes {

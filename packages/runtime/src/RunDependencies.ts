@@ -1,0 +1,90 @@
+import type { McpConfig, MeshflowError, ModelCatalog, RoutingTable, RunEvent } from "@meshflow/core";
+import type { ConfirmDestructive } from "./internal/toolCall.js";
+import type { RunCounts } from "./machine/chiefAnalyst.js";
+import type { Unmarked } from "./session/PassMarks.js";
+import type { Specialist } from "./specialists/defineSpecialist.js";
+import type { RunOptions } from "./store/RunRecord.js";
+import type { RunStore } from "./store/RunStore.js";
+import type { ToolPlane } from "./ToolPlane.js";
+import type { StoryHooks } from "./workflow/StoryHooks.js";
+
+// The types of a run, apart from runSession.ts so that the session's parts can name them without
+// importing the module that drives them.
+
+/** What a run needs: tools, a store, specialists, routing and the MCP config. */
+export interface RunDependencies {
+  plane: ToolPlane;
+  store: RunStore;
+  specialists: ReadonlyMap<string, Specialist>;
+  routing: RoutingTable;
+  mcpConfig: McpConfig;
+  /**
+   * Every run event once it is stored, with what it reports (the machine's state, the journal): whoever
+   * sees `step.finished` can count on a resume not running that step again. Events are handed over
+   * together, at most `WRITE_WINDOW_MS` (10 ms) after they were emitted.
+   */
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * Every run event as it is emitted, before it is stored and before the work it announces goes on (a
+   * `tool.called` before the call is submitted): for traces, whose tool span must exist when the call
+   * goes out. Nothing it sees is durable yet.
+   */
+  onEmitted?: (event: RunEvent) => void;
+  /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
+  confirmDestructive?: ConfirmDestructive;
+  /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */
+  models?: ModelCatalog;
+  /** The PRD workflow around each story (progress log, story memory, commits, re-runs). */
+  hooks?: StoryHooks;
+}
+
+/** How a new run is started. */
+export interface StartRunOptions {
+  prdFile: string;
+  /**
+   * The PRD's folder as its author knows it, when `prdFile` is a copy kept elsewhere (a queued run's
+   * copy in the worker's store): `verify` working directories and evidence paths are relative to it.
+   * Default: the folder of `prdFile`.
+   */
+  prdDir?: string;
+  runId?: string;
+  /** Only these story ids. */
+  stories?: string[];
+  failFast?: boolean;
+  /** Stories at most in progress at once (`flow run --parallel`); default 1, one after another. */
+  parallel?: number;
+  /** Recorded so `flow resume` can rebuild the same environment. */
+  record: Omit<RunOptions, "failFast" | "stories" | "parallel">;
+}
+
+/** How a run ended. `refused`: it could not start (invalid PRD, unreachable server…), see `error`. */
+export interface RunSummary {
+  /** Problems that did not change outcomes but need a person (a PRD that could not be updated). */
+  warnings: string[];
+  runId: string | undefined;
+  status: "passed" | "failed" | "aborted" | "refused";
+  counts: RunCounts;
+  /** An unreachable server blocked a step. */
+  environment: boolean;
+  /** Why the run stopped before its remaining stories (a refused key), when it did. */
+  halt?: string;
+  error?: MeshflowError;
+  /** Passed stories the PRD was left without marks for: `flow mark <runId>` writes them. */
+  unmarked?: Unmarked;
+  /** The run's folder, for messages. */
+  location?: string;
+}
+
+/** A run in progress. */
+export interface RunSession {
+  /**
+   * Resolves when the run ends. Never rejects: an exception anywhere in the run (a machine action, a
+   * specialist, an enricher, a store write, the PRD write-back) ends it `failed` with `error` set and
+   * a `run.finished` event carrying the error.
+   */
+  readonly done: Promise<RunSummary>;
+  /** The run id (known once the preflight has passed). */
+  runId(): string | undefined;
+  /** Stops cleanly: no new tool call starts, calls in flight finish and are journaled; resumable. */
+  abort(): void;
+}

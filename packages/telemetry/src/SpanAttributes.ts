@@ -1,0 +1,2 @@
+/** Attribute values meshflow puts on spans. */
+export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
