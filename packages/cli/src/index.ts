@@ -1,3 +1,8 @@
-export { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
-export { buildProgram, main } from "./main.js";
-export { type Output, processOutput } from "./output.js";
+export type { ExitCode } from "./exitCodes.js";
+export {
+  /** @public embeddable */
+  buildProgram,
+  /** @public embeddable */
+  main,
+} from "./main.js";
+export type { Output } from "./output.js";

@@ -27,7 +27,7 @@ export interface QueueSnapshot {
 }
 
 /** Name a `flow worker` gives its Redis connection. */
-export const WORKER_CONNECTION_NAME = "meshflow:worker";
+const WORKER_CONNECTION_NAME = "meshflow:worker";
 
 /**
  * The console's one reader of Redis: job counts of the runs and calls queues, the run board's newest

@@ -46,7 +46,7 @@ export interface TurnRecord {
 }
 
 /** Characters of one recorded result the run detail carries. */
-export const RESULT_CHARS = 8_000;
+const RESULT_CHARS = 8_000;
 
 interface Cached {
   stamp: string;

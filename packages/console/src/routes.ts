@@ -62,7 +62,7 @@ function notConfigured(what: string, how: string): MeshflowError {
 }
 
 /** The console's JSON API (documented in docs/console-api.md). */
-export const ROUTES: readonly Route[] = [
+const ROUTES: readonly Route[] = [
   {
     name: "info",
     method: "GET",

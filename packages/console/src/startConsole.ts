@@ -13,9 +13,9 @@ import { matchRoute, type RouteContext } from "./routes.js";
 import type { ToolsSource } from "./ToolsSource.js";
 
 /** The port `flow console` listens on unless told otherwise. */
-export const DEFAULT_CONSOLE_PORT = 4100;
+const DEFAULT_CONSOLE_PORT = 4100;
 /** The host `flow console` binds unless told otherwise: loopback. */
-export const DEFAULT_CONSOLE_HOST = "127.0.0.1";
+const DEFAULT_CONSOLE_HOST = "127.0.0.1";
 
 /** Options of {@link startConsole}. */
 export interface ConsoleOptions {

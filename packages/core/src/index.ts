@@ -1,5 +1,4 @@
 export {
-  ERROR_CODES,
   type ErrorCode,
   isMeshflowError,
   MeshflowError,
@@ -9,8 +8,6 @@ export { acquireFileLock, type LockAttempt, type LockHolder } from "./fs/FileLoc
 export {
   appendOwnFile,
   ensureOwnDir,
-  OWN_DIR_MODE,
-  OWN_FILE_MODE,
   openOwnFileForAppend,
 } from "./fs/ownFile.js";
 export { packageFile } from "./fs/packageFile.js";
@@ -28,30 +25,23 @@ export { canonicalJson, digestOf, sha256Hex } from "./json/canonicalJson.js";
 export {
   checkJsonLimits,
   type JsonLimitProblem,
-  MAX_ARGUMENT_BYTES,
   MAX_ARGUMENT_DEPTH,
-  MAX_PRD_DEPTH,
 } from "./json/checkJsonLimits.js";
 export { jsoncParser } from "./json/jsoncParser.js";
 export { formatJsonPath } from "./json/jsonPath.js";
-export { type JsonParseResult, parseJsonText, positionAt, type TextPosition } from "./json/parseJsonText.js";
-export { type ExpandResult, expandEnv } from "./mcpConfig/expandEnv.js";
+export { type JsonParseResult, parseJsonText, type TextPosition } from "./json/parseJsonText.js";
+export type { ExpandResult } from "./mcpConfig/expandEnv.js";
 export {
-  findMcpConfig,
   type LoadMcpConfigOptions,
   loadMcpConfig,
   type McpConfig,
   type McpConfigSource,
   redactServerConfig,
 } from "./mcpConfig/loadMcpConfig.js";
-export {
-  type HttpServerConfig,
-  HttpServerEntrySchema,
-  McpConfigFileSchema,
-  type McpServerConfig,
-  ServerNameSchema,
-  type StdioServerConfig,
-  StdioServerEntrySchema,
+export type {
+  HttpServerConfig,
+  McpServerConfig,
+  StdioServerConfig,
 } from "./mcpConfig/McpConfigSchema.js";
 export {
   configSecrets,
@@ -60,11 +50,10 @@ export {
   scrubValue,
   secretValues,
 } from "./mcpConfig/secretValues.js";
-export { chooseHarness, type HarnessChoice, HarnessChoiceSchema } from "./model/HarnessName.js";
+export { chooseHarness, type HarnessChoice } from "./model/HarnessName.js";
 export {
   chooseModel,
   type ModelChoice,
-  ModelNameSchema,
   type ModelRef,
   parseModelName,
 } from "./model/ModelName.js";
@@ -109,35 +98,23 @@ export {
 export { type LoadedPrd, loadPrdFile, type PrdScan, type PrdSource, scanPrdFile } from "./prd/loadPrdFile.js";
 export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
 export {
-  MAX_STEP,
-  MIN_STEP,
   type Prd,
   PrdGitSchema,
   PrdSchema,
-  parseStepKey,
   type ScriptedCall,
-  ScriptedCallSchema,
   StepNumberSchema,
   type Story,
   StorySchema,
   stepKey,
   type VerifyCommand,
-  VerifyCommandSchema,
 } from "./prd/PrdSchema.js";
 export { PrdSplitter, type SplitElement } from "./prd/PrdSplitter.js";
-export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
-export {
-  DEFAULT_PRD_LIMITS,
-  MAX_PRD_BYTES_ENV,
-  MAX_PRD_STORIES_ENV,
-  type PrdLimits,
-  prdLimits,
-} from "./prd/prdLimits.js";
+export { PRD_SCHEMA_PATH, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
+export type { PrdLimits } from "./prd/prdLimits.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
-export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
+export type { PrdHead, PrdValidation, PrdValidationContext } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
-export { OutputBuffer } from "./process/OutputBuffer.js";
-export { PROCESS_TREE_ENV } from "./process/ProcessTree.js";
+
 export {
   type ProcessOutcome,
   type RunProcessOptions,
@@ -146,7 +123,6 @@ export {
 } from "./process/runProcess.js";
 export {
   loadRoutingTable,
-  RoutingFileSchema,
   type RoutingTable,
   routedSpecialists,
 } from "./routing/RoutingTable.js";
@@ -157,9 +133,7 @@ export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export {
   BoundedLineSplitter,
-  DEFAULT_MAX_MESSAGE_BYTES,
   type LineHandlers,
-  MAX_MESSAGE_BYTES_ENV,
   maxMessageBytes,
   type OversizedLine,
 } from "./stream/BoundedLineSplitter.js";
@@ -168,7 +142,6 @@ export { stripAnsi, stripAnsiDeep } from "./text/stripAnsi.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {
   parseQualifiedName,
-  QUALIFIED_SEPARATOR,
   qualifyToolName,
   type ToolAnnotations,
   type ToolDescriptor,
@@ -179,4 +152,4 @@ export {
   type UniversalToolKind,
   UniversalToolSchema,
 } from "./tools/UniversalTool.js";
-export { parseYaml, yamlCacheDir, yamlLibrary } from "./yaml/parseYaml.js";
+export { parseYaml } from "./yaml/parseYaml.js";

@@ -4,8 +4,5 @@
 export type { AiSdkPackage, BaseUrlRule, ModelProviderPart } from "./model/providers/ModelProviderPart.js";
 export {
   MODEL_HELP,
-  MODEL_PROVIDER_PARTS,
-  MODEL_PROVIDERS,
   type ModelProvider,
-  modelProviderPart,
 } from "./model/providers/modelProviders.js";

@@ -30,7 +30,7 @@ import type { RunToolsOptions } from "./runs/RunToolsOptions.js";
 import { RunTracker } from "./runs/RunTracker.js";
 
 /** The version the gateway reports in `serverInfo`. */
-export const GATEWAY_VERSION = "0.1.0";
+const GATEWAY_VERSION = "0.1.0";
 
 /** Everything the gateway reports: the toolset server's events and the pool's server lifecycle. */
 export type GatewayEvent = ToolsetServerEvent | PoolEvent;

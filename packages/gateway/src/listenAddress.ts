@@ -9,7 +9,7 @@ export interface ListenAddress {
 }
 
 /** The host `--http` binds when only a port is given: loopback. */
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
+const DEFAULT_HTTP_HOST = "127.0.0.1";
 
 /**
  * Parses `host:port`, `[v6]:port`, `:port` or `port` (the last two bind {@link DEFAULT_HTTP_HOST}).
@@ -49,10 +49,4 @@ export function isLoopbackHost(host: string): boolean {
   if (isIP(h) === 4) return h.startsWith("127.");
   if (h.startsWith("::ffff:")) return isLoopbackHost(h.slice(7));
   return false;
-}
-
-/** True for addresses that mean every interface. */
-export function isWildcardHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "");
-  return h === "0.0.0.0" || h === "::" || h === "";
 }

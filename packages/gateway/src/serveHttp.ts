@@ -9,9 +9,9 @@ import type { Gateway } from "./Gateway.js";
 import { isLoopbackHost, type ListenAddress } from "./listenAddress.js";
 
 /** The path of the Streamable HTTP endpoint. */
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 /** The largest request body read (bigger ones get 413). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions extends ListenAddress {
@@ -44,9 +44,9 @@ export interface RunningHttp {
 }
 
 /** Default idle time after which a session is closed: one-shot clients rarely say goodbye. */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Default cap on open sessions: each holds a server, its tool list and buffers (about 150 KB). */
-export const DEFAULT_MAX_SESSIONS = 100;
+const DEFAULT_MAX_SESSIONS = 100;
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;

@@ -24,9 +24,9 @@ import { refusal } from "./refusal.js";
 export type { ConnectionState, PoolEvent, TransportFactory };
 
 /** Default time a server gets to start and answer `initialize`. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time a `tools/call` or `tools/list` may take before it is cancelled. */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 /** Options of {@link ClientPool}. */
 export interface ClientPoolOptions {

@@ -3,7 +3,7 @@ import { canonicalJson, type ToolDescriptor } from "@meshflow/core";
 import type { Clock } from "./types.js";
 
 /** How long a confirmation token is valid. */
-export const CONFIRMATION_TTL_MS = 60_000;
+const CONFIRMATION_TTL_MS = 60_000;
 
 /** A token that allows one call of one tool with exactly the arguments it was issued for. */
 export interface ConfirmationToken {

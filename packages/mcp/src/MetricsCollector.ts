@@ -1,11 +1,11 @@
 import type { Clock } from "./types.js";
 
 /** Latency and payload samples kept per tool: old samples age out, memory stays bounded. */
-export const METRICS_RING_SIZE = 1000;
+const METRICS_RING_SIZE = 1000;
 /** A tool whose error rate is above this gets a warning. */
-export const ERROR_RATE_WARNING = 0.1;
+const ERROR_RATE_WARNING = 0.1;
 /** A tool whose p95 latency is above this (ms) gets a warning, unless it is a network tool. */
-export const SLOW_P95_WARNING_MS = 2000;
+const SLOW_P95_WARNING_MS = 2000;
 
 /** Latency statistics of one tool over its ring buffer, in whole milliseconds. */
 export interface LatencyStats {

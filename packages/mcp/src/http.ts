@@ -6,7 +6,6 @@ export {
   checkFront,
   type FrontPolicy,
   type FrontRefusal,
-  LOOPBACK_HOSTNAMES,
 } from "./http/httpFront.js";
-export { bearerMatches, bearerToken, hostnameOf, rebindingProblem, secretMatches } from "./http/httpGuards.js";
+export { bearerToken } from "./http/httpGuards.js";
 export { type BodyRead, type JsonReadOptions, readJsonRequest, readRequestBody } from "./http/readRequestBody.js";

@@ -5,7 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { TransportFactory } from "./ClientPool.js";
 
 /** The `command` of the placeholder configs {@link inMemoryServers} makes: nothing is spawned. */
-export const IN_MEMORY_COMMAND = "(in-memory)";
+const IN_MEMORY_COMMAND = "(in-memory)";
 
 /**
  * In-process MCP servers for a {@link ClientPool}, over `InMemoryTransport` pairs: the configs to

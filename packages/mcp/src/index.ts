@@ -7,8 +7,6 @@ export {
   ClientPool,
   type ClientPoolOptions,
   type ConnectionState,
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
   type PoolCallOptions,
   type PoolEvent,
   type ServerFailure,
@@ -17,39 +15,32 @@ export {
 } from "./ClientPool.js";
 export {
   argsDigest,
-  CONFIRMATION_TTL_MS,
   ConfirmationGate,
   type ConfirmationGateOptions,
   type ConfirmationToken,
   type TokenCheck,
   type TokenProblem,
 } from "./ConfirmationGate.js";
-export { composeMiddleware } from "./composeMiddleware.js";
+
 export { createToolChain, describeFromPool, type ToolChainOptions } from "./createToolChain.js";
 export { type DiagnoseOptions, type Diagnosis, diagnose, type ServerDiagnosis } from "./diagnose.js";
 export type { Executor } from "./Executor.js";
 export { DEFAULT_CALLS_PER_MINUTE, Guard, type GuardCheck, type GuardOptions, type GuardState } from "./Guard.js";
 export { InlineExecutor } from "./InlineExecutor.js";
-export { IN_MEMORY_COMMAND, inMemoryServers } from "./inMemoryServers.js";
+export { inMemoryServers } from "./inMemoryServers.js";
 export {
-  ERROR_RATE_WARNING,
   type LatencyStats,
-  METRICS_RING_SIZE,
   MetricsCollector,
   type MetricsOptions,
   type MetricsSummary,
-  percentile,
-  SLOW_P95_WARNING_MS,
   type ToolMetricsSummary,
 } from "./MetricsCollector.js";
-export { confirmationMiddleware } from "./middleware/confirmationMiddleware.js";
-export { guardMiddleware } from "./middleware/guardMiddleware.js";
-export { type MetricsMiddlewareOptions, metricsMiddleware } from "./middleware/metricsMiddleware.js";
-export { policyMiddleware } from "./middleware/policyMiddleware.js";
-export { poolHandler } from "./middleware/poolHandler.js";
-export { type ValidationMiddlewareOptions, validationMiddleware } from "./middleware/validationMiddleware.js";
-export { callIds, refusal, refuse } from "./refusal.js";
-export { type ArgsCheck, SchemaValidator } from "./SchemaValidator.js";
+
+export type { MetricsMiddlewareOptions } from "./middleware/metricsMiddleware.js";
+
+export type { ValidationMiddlewareOptions } from "./middleware/validationMiddleware.js";
+export { refusal } from "./refusal.js";
+export type { ArgsCheck } from "./SchemaValidator.js";
 export { toolSchemaBytes } from "./toolSchemaBytes.js";
 export type {
   CallContext,

@@ -28,7 +28,7 @@ export interface CassetteTurn {
 }
 
 /** The digest a cassette records for a response ({@link CassetteTurn.responseDigest}). */
-export function responseDigestOf(response: ModelResponse): string {
+function responseDigestOf(response: ModelResponse): string {
   return digestOf(response);
 }
 

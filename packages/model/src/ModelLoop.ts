@@ -32,7 +32,7 @@ export interface ModelBudgets {
 }
 
 /** The defaults of {@link ModelBudgets}. */
-export const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
+const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
   maxTurns: 30,
   maxStepTokens: 0,
   stepTimeoutMs: 600_000,
@@ -62,7 +62,7 @@ function digestPart(message: ChatMessage): unknown {
  * and a replay must not break on them. A chain: the digest of the instructions and tools, then each
  * message folded in, so a step's turns digest in time linear in what they add.
  */
-export class RequestDigest {
+class RequestDigest {
   #digest: string;
   #folded = 0;
 
@@ -79,11 +79,6 @@ export class RequestDigest {
         .digest("hex");
     return this.#digest;
   }
-}
-
-/** The digest of a whole request (see {@link RequestDigest}). */
-export function requestDigest(request: ChatRequest): string {
-  return new RequestDigest(request.system, request.tools).of(request.messages);
 }
 
 /** Which variables hold a provider's key, for a refused key's message. */

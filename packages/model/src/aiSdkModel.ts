@@ -25,7 +25,7 @@ export interface ProviderSettings {
  * The AI SDK language model of a model name, built by the factory of its provider part's package
  * (Anthropic Messages, OpenAI Chat Completions, any OpenAI-compatible server).
  */
-export async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise<LanguageModelV3> {
+async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise<LanguageModelV3> {
   const part = modelProviderPart(ref.provider);
   const problem = baseUrlProblem(ref.name, part, settings.baseUrl);
   if (problem) throw new MeshflowError("usage", problem);
@@ -38,7 +38,7 @@ export async function languageModel(ref: ModelRef, settings: ProviderSettings): 
 }
 
 /** The provider-level prompt of a request: the system prompt, then meshflow's messages. */
-export function toPrompt(request: ChatRequest): LanguageModelV3Prompt {
+function toPrompt(request: ChatRequest): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: request.system }];
   for (const m of request.messages) {
     if (m.role === "user") prompt.push({ role: "user", content: [{ type: "text", text: m.text }] });
@@ -70,7 +70,7 @@ function toolResultPart(r: Extract<ChatMessage, { role: "tool" }>["results"][num
 }
 
 /** The provider-level tool definitions: names, descriptions and JSON Schemas, no code. */
-export function toTools(tools: readonly ChatTool[]): LanguageModelV3FunctionTool[] {
+function toTools(tools: readonly ChatTool[]): LanguageModelV3FunctionTool[] {
   return tools.map((t) => ({
     type: "function",
     name: t.name,

@@ -1,10 +1,9 @@
-export { AiSdkChatModel, languageModel, type ProviderSettings, toPrompt, toTools } from "./aiSdkModel.js";
+export { AiSdkChatModel, type ProviderSettings } from "./aiSdkModel.js";
 export {
   Cassette,
   type CassetteTurn,
   RecordingChatModel,
   ReplayingChatModel,
-  responseDigestOf,
 } from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
@@ -12,3 +11,4 @@ export { unusedKeyVariables } from "./keyVariables.js";
 export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, RequestDigest, requestDigest } from "./ModelLoop.js";
 export { type OfferedTools, offeredTools, requestSize } from "./offeredTools.js";
 export { FINISHING_SCHEMA, FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";
+export { safeToolNames } from "./safeToolNames.js";

@@ -1,7 +1,6 @@
 export {
   type AliasEntry,
   type AliasFile,
-  AliasFileSchema,
   type AliasMap,
   EMPTY_ALIAS_MAP,
   loadAliasMaps,
@@ -18,8 +17,6 @@ export {
   buildCapabilityCatalog,
   type Capability,
   type CapabilityCatalog,
-  CapabilityCatalogFileSchema,
-  DEFAULT_CAPABILITIES_FILE,
   EMPTY_CAPABILITY_CATALOG,
   loadCapabilityCatalog,
 } from "./capabilities/CapabilityCatalog.js";
@@ -30,21 +27,18 @@ export {
   type ToolClassification,
 } from "./capabilities/CapabilityIndex.js";
 export {
-  applyOverride,
   type CapabilityOverride,
   type CapabilityOverrides,
   CapabilityOverridesFileSchema,
-  DEFAULT_OVERRIDES_FILE,
   loadCapabilityOverrides,
 } from "./capabilities/CapabilityOverrides.js";
 export type { Classifier, ClassifierVerdict } from "./capabilities/Classifier.js";
 export { type ClassifyOptions, classifyTools } from "./capabilities/classifyTools.js";
-export { capabilitiesOfName, createRuleClassifier } from "./capabilities/ruleClassifier.js";
-export { toolDefinitionHash } from "./capabilities/toolDefinitionHash.js";
+
 export { computeRepertoire, computeRepertoireMap, type RepertoireContext } from "./enrichers/computeRepertoire.js";
 export { type DenyList, denyListEnricher } from "./enrichers/denyListEnricher.js";
-export { readOnlyEnricher } from "./enrichers/readOnlyEnricher.js";
-export { type SkillsEnricherOptions, skillsEnricher } from "./enrichers/skillsEnricher.js";
+
+export type { SkillsEnricherOptions } from "./enrichers/skillsEnricher.js";
 export {
   composeEnrichers,
   type SpecialistInfo,
@@ -70,7 +64,6 @@ export {
 } from "./reachability/coverageSpecialists.js";
 export {
   createResolver,
-  RESOLUTION_TIERS,
   type Resolution,
   type ResolutionTier,
   type ResolveOptions,
@@ -79,16 +72,13 @@ export {
   type ResolverStats,
   type ResolverWarning,
 } from "./resolve/createResolver.js";
-export { rankCandidates } from "./resolve/rankCandidates.js";
+
 export { loadSkillsFolder, type SkillsFolder } from "./skills/loadSkillsFolder.js";
 export { resolveSkillTools, type SkillTool } from "./skills/resolveSkillTools.js";
 export {
-  DEFAULT_SKILLS_DIR,
   findSkill,
   loadSkills,
-  parseSkill,
   type Skill,
-  SkillFrontmatterSchema,
   skillsForSpecialist,
   withAttachedSkills,
 } from "./skills/Skill.js";

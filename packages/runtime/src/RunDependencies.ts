@@ -1,5 +1,5 @@
 import type { McpConfig, MeshflowError, ModelCatalog, RoutingTable, RunEvent } from "@meshflow/core";
-import type { ConfirmDestructive } from "./internal/toolCall.js";
+import type { ConfirmDestructive } from "./ConfirmDestructive.js";
 import type { RunCounts } from "./machine/chiefAnalyst.js";
 import type { Unmarked } from "./session/PassMarks.js";
 import type { Specialist } from "./specialists/defineSpecialist.js";

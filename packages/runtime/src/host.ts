@@ -4,29 +4,26 @@
  * gate and write-back, the PRD workflow. Agent developers need only `@meshflow/runtime`.
  */
 
+export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
-export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
+export type { Span, StoryFields } from "./gate/locateStoryFields.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";
-export { type GateResult, type ReusedVerify, runVerify, type VerifyResult } from "./gate/runVerify.js";
+export type { GateResult, ReusedVerify, VerifyResult } from "./gate/runVerify.js";
 export {
   type PassMark,
   type WriteBackCache,
   writeStoriesPassed,
-  writeStoryPassed,
 } from "./gate/writeStoryPassed.js";
-export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
-export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./internal/toolCall.js";
-export {
-  type ChiefAnalyst,
-  type ChiefContext,
-  type ChiefEvent,
-  type ChiefServices,
-  createChiefAnalyst,
-  type RunCounts,
+export type {
+  ChiefAnalyst,
+  ChiefContext,
+  ChiefEvent,
+  ChiefServices,
+  RunCounts,
 } from "./machine/chiefAnalyst.js";
 export { type MarkResult, markRun } from "./markRun.js";
-export { type Preflight, type PreflightInput, prdWorkDigest, preflight } from "./preflight.js";
+export { type Preflight, type PreflightInput, prdWorkDigest } from "./preflight.js";
 export { RunEnvironment, type RunEnvironmentOptions, type RunParts, type RunThinking } from "./RunEnvironment.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
 export {
@@ -45,30 +42,27 @@ export {
   startRun,
 } from "./runSession.js";
 export type { Unmarked } from "./session/PassMarks.js";
-export { isSpecialist, specialistInfo } from "./specialists/defineSpecialist.js";
+export { specialistInfo } from "./specialists/defineSpecialist.js";
 export {
-  AGENT_ENTRY_FILES,
   INSTRUCTIONS_FILE,
   type LoadedSpecialist,
   type LoadSpecialistsOptions,
   loadSpecialists,
 } from "./specialists/loadSpecialists.js";
-export { FileCallJournal } from "./store/FileCallJournal.js";
-export { assertRunId, DEFAULT_STORE_DIR, FileRunStore, newRunId } from "./store/FileRunStore.js";
+
+export { FileRunStore, newRunId } from "./store/FileRunStore.js";
 export { lockPrd, type PrdLockFacts } from "./store/lockPrd.js";
-export {
-  type ModelSettings,
-  ModelSettingsSchema,
-  type RunOptions,
-  type RunRecord,
-  RunRecordSchema,
-  type RunStatus,
+export type {
+  ModelSettings,
+  RunOptions,
+  RunRecord,
+  RunStatus,
 } from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
-export { COMMIT_TYPES, commitType, DEFAULT_COMMIT_TYPE } from "./workflow/commitTypes.js";
+
 export { Git, type TreeState } from "./workflow/Git.js";
-export { type ProgressEntry, ProgressLog, progressFileOf } from "./workflow/ProgressLog.js";
+export { type ProgressEntry, ProgressLog } from "./workflow/ProgressLog.js";
 export {
   assertCleanTree,
   bookkeeping,
@@ -76,7 +70,7 @@ export {
   prdWorkflow,
   type StoryCommit,
 } from "./workflow/prdWorkflow.js";
-export { runMemory } from "./workflow/RunMemory.js";
+
 export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
-export { RECALL_LIMITS, StoryMemory } from "./workflow/StoryMemory.js";
+export { StoryMemory } from "./workflow/StoryMemory.js";

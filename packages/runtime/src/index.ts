@@ -4,12 +4,11 @@
  */
 /** zod, the version the runtime validates with: specialists build their config schemas with it. */
 export { z } from "zod";
-export type { CallEvidence } from "./internal/toolCall.js";
-export {
-  type ConsultAnswer,
-  type ConsultationInfo,
-  type ConsultOptions,
-  MAX_CONSULT_DEPTH,
+export type { CallEvidence } from "./CallEvidence.js";
+export type {
+  ConsultAnswer,
+  ConsultationInfo,
+  ConsultOptions,
 } from "./specialists/Consultation.js";
 export {
   defineSpecialist,
@@ -25,15 +24,22 @@ export {
 export { type BaseThink, extendSpecialist, type SpecialistOverrides } from "./specialists/extendSpecialist.js";
 export {
   type DoneWork,
+  /** @public for a project's own specialists (see README) */
   defaultThink,
+  /** @public for a project's own specialists (see README) */
   modelEvidence,
   scriptedThenModel,
 } from "./specialists/scriptedThenModel.js";
-export { resultText, scriptedThink } from "./specialists/scriptedThink.js";
+export {
+  /** @public for a project's own specialists (see README) */
+  resultText,
+  scriptedThink,
+} from "./specialists/scriptedThink.js";
 export {
   type ConfigIssue,
   type ConfigSchema,
   loadSpecialistConfig,
+  /** @public for a project's own specialists (see README) */
   mergeConfig,
   type SpecialistConfig,
 } from "./specialists/specialistConfig.js";

@@ -131,7 +131,7 @@ class FiledStory implements PlannedStory {
  * are blocked, every other story runs). Throws `prd_invalid` with every problem, `usage` for an
  * unknown `--story`. The caller closes the plan.
  */
-export async function preflight(input: PreflightInput): Promise<Preflight> {
+async function preflight(input: PreflightInput): Promise<Preflight> {
   const file = new StoryFile();
   try {
     return await preflightInto(file, input);

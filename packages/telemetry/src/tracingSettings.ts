@@ -20,13 +20,13 @@ export interface TracingSettings {
  * endpoint that refuses connections for up to its own 10 s timeout, which a `flow` command that
  * finished its work must not spend.
  */
-export const DEFAULT_FLUSH_TIMEOUT_MS = 1_000;
+const DEFAULT_FLUSH_TIMEOUT_MS = 1_000;
 
 /** The environment variable that sets {@link TracingSettings.flushTimeoutMs}. */
-export const FLUSH_TIMEOUT_ENV = "FLOW_TRACES_FLUSH_TIMEOUT_MS";
+const FLUSH_TIMEOUT_ENV = "FLOW_TRACES_FLUSH_TIMEOUT_MS";
 
 /** The default `service.name` when `OTEL_SERVICE_NAME` is not set. */
-export const DEFAULT_SERVICE_NAME = "meshflow";
+const DEFAULT_SERVICE_NAME = "meshflow";
 
 /** Why tracing stays off although an endpoint is set, or undefined. */
 export type TracingOff = { reason: string };

@@ -2,7 +2,7 @@
  * Stable codes of the workspace server's tool errors, sent as `structuredContent.code` of every
  * `isError` result. Codes are part of the server's contract: never rename one.
  */
-export const WORKSPACE_ERROR_CODES = [
+const WORKSPACE_ERROR_CODES = [
   // paths
   "path_invalid",
   "path_traversal",

@@ -14,17 +14,6 @@ import { registerSearchText } from "./internal/tools/searchText.js";
 import { WorkspaceRoot } from "./internal/WorkspaceRoot.js";
 import { WORKSPACE_DEFAULTS, WorkspaceConfigSchema, type WorkspaceServerOptions } from "./WorkspaceConfig.js";
 
-/** The tools every workspace server has, in the order `tools/list` returns them. */
-export const WORKSPACE_TOOLS = [
-  "run_command",
-  "git_status",
-  "git_diff",
-  "list_files",
-  "file_stats",
-  "read_file",
-  "search_text",
-] as const;
-
 function version(): string {
   const pkg = JSON.parse(readFileSync(packageFile(import.meta.url, "package.json"), "utf8")) as { version: string };
   return pkg.version;

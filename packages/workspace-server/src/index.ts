@@ -1,12 +1,10 @@
-export { type ArgumentPolicy, ArgumentPolicySchema, DEFAULT_ARGUMENT_POLICIES } from "./ArgumentPolicy.js";
-export { createWorkspaceServer, WORKSPACE_TOOLS } from "./createWorkspaceServer.js";
-export { loadWorkspaceConfig, resolveWorkspaceOptions, type WorkspaceFlags } from "./loadWorkspaceConfig.js";
+export { type ArgumentPolicy, DEFAULT_ARGUMENT_POLICIES } from "./ArgumentPolicy.js";
+export { createWorkspaceServer } from "./createWorkspaceServer.js";
+export { resolveWorkspaceOptions, type WorkspaceFlags } from "./loadWorkspaceConfig.js";
 export { type StdioWorkspaceServer, startStdioWorkspaceServer } from "./startStdioWorkspaceServer.js";
-export {
-  WORKSPACE_DEFAULTS,
-  type WorkspaceConfig,
-  WorkspaceConfigSchema,
-  type WorkspaceServerOptions,
+export type {
+  WorkspaceConfig,
+  WorkspaceServerOptions,
 } from "./WorkspaceConfig.js";
 export type {
   FileStat,
@@ -25,8 +23,4 @@ export type {
   WorkspaceErrorContent,
   WorkspaceToolResults,
 } from "./WorkspaceResults.js";
-export {
-  WORKSPACE_ERROR_CODES,
-  type WorkspaceErrorCode,
-  WorkspaceToolError,
-} from "./WorkspaceToolError.js";
+export type { WorkspaceErrorCode } from "./WorkspaceToolError.js";

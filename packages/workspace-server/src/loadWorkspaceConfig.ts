@@ -8,7 +8,7 @@ import { type WorkspaceConfig, WorkspaceConfigSchema, type WorkspaceServerOption
  * Throws `file_not_found` when it cannot be read and `usage` with `<file>: <json-path>: <message>`
  * lines when it is not valid.
  */
-export function loadWorkspaceConfig(file: string): WorkspaceConfig {
+function loadWorkspaceConfig(file: string): WorkspaceConfig {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

@@ -1,5 +1,5 @@
 /** Every stable error code meshflow reports. Codes are part of the public contract: never rename one. */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   // bad input
   "usage",
   "file_not_found",

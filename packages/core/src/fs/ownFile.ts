@@ -2,9 +2,9 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, writeS
 import { MeshflowError } from "../errors/MeshflowError.js";
 
 /** Mode of the files meshflow writes beside the user's: they may hold tool output, so owner-only. */
-export const OWN_FILE_MODE = 0o600;
+const OWN_FILE_MODE = 0o600;
 /** Mode of the folders meshflow creates for its own files. */
-export const OWN_DIR_MODE = 0o700;
+const OWN_DIR_MODE = 0o700;
 
 function unsafe(path: string, found: string, cause?: unknown): MeshflowError {
   return new MeshflowError(

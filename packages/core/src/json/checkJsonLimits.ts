@@ -3,7 +3,7 @@ import { formatJsonPath } from "./jsonPath.js";
 /** Deepest nesting of objects and arrays allowed in tool arguments. */
 export const MAX_ARGUMENT_DEPTH = 64;
 /** Largest tool arguments allowed, in bytes of their JSON text. */
-export const MAX_ARGUMENT_BYTES = 1_048_576;
+const MAX_ARGUMENT_BYTES = 1_048_576;
 /**
  * Deepest nesting of objects and arrays allowed in a PRD, counted from its root: room for scripted
  * arguments at their own limit (`$.userStories[i].calls.stepN[j].args` is 6 levels down).

@@ -15,7 +15,7 @@ export const StepNumberSchema = z
   .describe("A step of the flow, 1–11; the routing table says which specialist runs it.");
 
 /** A shell-free command of the completion gate: argv, never a shell string. */
-export const VerifyCommandSchema = z
+const VerifyCommandSchema = z
   .strictObject({
     run: z
       .array(z.string().min(1))
@@ -34,7 +34,7 @@ export const VerifyCommandSchema = z
   .describe("A command the completion gate runs after every step of the story passed.");
 
 /** One tool call a story declares for a step; a specialist without its own plan executes these in order. */
-export const ScriptedCallSchema = z
+const ScriptedCallSchema = z
   .strictObject({
     tool: z.string().min(1).describe("Tool name: qualified (`server__tool`), bare, or any name the resolver knows."),
     args: z

@@ -12,12 +12,12 @@ export interface PrdLimits {
  * The default limits: 100,000 stories and 256 MiB, five times the 20,000-story PRDs of the benchmarks
  * (about 6 MB each), far below what would exhaust a laptop's memory.
  */
-export const DEFAULT_PRD_LIMITS: Readonly<PrdLimits> = { maxStories: 100_000, maxBytes: 256 * 1024 * 1024 };
+const DEFAULT_PRD_LIMITS: Readonly<PrdLimits> = { maxStories: 100_000, maxBytes: 256 * 1024 * 1024 };
 
 /** The environment variable that sets {@link PrdLimits.maxStories} for every command of the process. */
-export const MAX_PRD_STORIES_ENV = "FLOW_MAX_PRD_STORIES";
+const MAX_PRD_STORIES_ENV = "FLOW_MAX_PRD_STORIES";
 /** The environment variable that sets {@link PrdLimits.maxBytes} for every command of the process. */
-export const MAX_PRD_BYTES_ENV = "FLOW_MAX_PRD_BYTES";
+const MAX_PRD_BYTES_ENV = "FLOW_MAX_PRD_BYTES";
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: string): number {
   const raw = env[name]?.trim();

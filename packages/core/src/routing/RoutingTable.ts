@@ -10,7 +10,7 @@ import { parseYaml } from "../yaml/parseYaml.js";
 const SPECIALIST_NAME = /^[a-z][a-z0-9-]*$/;
 
 /** The data file of a routing table (YAML or JSON). `null` removes a step from the table it overrides. */
-export const RoutingFileSchema = z.strictObject({
+const RoutingFileSchema = z.strictObject({
   steps: z.record(
     z.string().regex(/^\d+$/, "step keys are step numbers"),
     z.string().regex(SPECIALIST_NAME, "a specialist name is lower-case kebab-case").nullable(),

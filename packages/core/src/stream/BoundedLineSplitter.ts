@@ -1,8 +1,8 @@
 /** The default largest message a stdio reader takes: 16 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** The environment variable that sets the largest stdio message (bytes) for every reader of the process. */
-export const MAX_MESSAGE_BYTES_ENV = "FLOW_MAX_MESSAGE_BYTES";
+const MAX_MESSAGE_BYTES_ENV = "FLOW_MAX_MESSAGE_BYTES";
 
 /** How many bytes of an oversized line's start and end are kept: enough for a JSON-RPC id. */
 const EDGE_BYTES = 256;

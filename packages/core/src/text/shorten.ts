@@ -1,5 +1,5 @@
 /** The most characters of a model's or harness's words a `model.turn` event carries. */
-export const TURN_TEXT_CHARS = 240;
+const TURN_TEXT_CHARS = 240;
 
 /**
  * Text on one line, at most `max` characters: runs of white space become one space, and a longer

@@ -23,7 +23,7 @@ export interface ToolDescriptor {
 }
 
 /** Separator between server and tool in a qualified name. */
-export const QUALIFIED_SEPARATOR = "__";
+const QUALIFIED_SEPARATOR = "__";
 
 /** Builds `<server>__<tool>`. */
 export function qualifyToolName(server: string, tool: string): string {

@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 let loaded: YamlModule | undefined;
 
 /** The `yaml` library, loaded on first use: a command whose YAML all comes from the cache never loads it. */
-export function yamlLibrary(): YamlModule {
+function yamlLibrary(): YamlModule {
   loaded ??= require("yaml") as YamlModule;
   return loaded;
 }

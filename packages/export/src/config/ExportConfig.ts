@@ -27,7 +27,7 @@ const TOOL_NAME = z.string().refine((name) => {
 const ONLY = { specialists: z.array(KEBAB).min(1).optional() };
 
 /** One enricher of an export config, applied in the order written. */
-export const EnricherSpecSchema = z.union([
+const EnricherSpecSchema = z.union([
   z.strictObject({ add: z.array(TOOL_NAME).min(1), ...ONLY }),
   z.strictObject({ deny: z.array(z.string().min(1)).min(1), ...ONLY }),
   z.strictObject({ stripMcp: z.literal(true), ...ONLY }),
@@ -61,7 +61,7 @@ const HarnessSectionSchema = z.strictObject({
  *       - stripMcp: true
  *         specialists: [design-agent]
  */
-export const ExportConfigSchema = z.strictObject({
+const ExportConfigSchema = z.strictObject({
   enrichers: z.array(EnricherSpecSchema).optional(),
   harnesses: z.partialRecord(z.enum(AGENT_HARNESSES), HarnessSectionSchema).optional(),
 });
@@ -70,7 +70,7 @@ export const ExportConfigSchema = z.strictObject({
 export type ExportConfig = z.infer<typeof ExportConfigSchema>;
 
 /** The export config file looked for in the working folder when none is named. */
-export const DEFAULT_EXPORT_CONFIG = "flow-export.yaml";
+const DEFAULT_EXPORT_CONFIG = "flow-export.yaml";
 
 /** An export config as one harness uses it. */
 export interface HarnessExportSettings {
@@ -119,7 +119,7 @@ export function parseExportConfig(text: string, file: string): ExportConfig {
 }
 
 /** Builds the enricher one config entry describes. */
-export function enricherOf(spec: EnricherSpec): ToolEnricher {
+function enricherOf(spec: EnricherSpec): ToolEnricher {
   const enricher =
     "add" in spec
       ? addToolsEnricher(spec.add, "config:add")

@@ -7,7 +7,7 @@ export const AGENT_HARNESSES = ["claude-code", "opencode", "copilot"] as const;
 export type AgentHarness = (typeof AGENT_HARNESSES)[number];
 
 /** Output formats: Markdown with YAML frontmatter (one file per agent), or one JSON / YAML document. */
-export const OUTPUT_FORMATS = ["md", "json", "yaml"] as const;
+const OUTPUT_FORMATS = ["md", "json", "yaml"] as const;
 
 /** One of {@link OUTPUT_FORMATS}. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -14,7 +14,7 @@ import type { ExportSpecialist } from "../model/ExportSpecialist.js";
  * The file beside an agent's entry point whose text becomes the exported agent's instructions when its
  * definition has none: the same `instructions.md` a model gets (the README is for developers).
  */
-export const INSTRUCTIONS_FILE = MODEL_INSTRUCTIONS_FILE;
+const INSTRUCTIONS_FILE = MODEL_INSTRUCTIONS_FILE;
 
 /** Where a specialist's user-facing instructions come from: its `instructions` field, `instructions.md` beside its agent file, else its description. */
 function instructionsOf(specialist: Specialist, file: string): { text: string; from: string } {
@@ -31,7 +31,7 @@ function instructionsOf(specialist: Specialist, file: string): { text: string; f
  * A loaded specialist as the export sees it: its definition's data, and as instructions the text a model
  * gets (its `instructions` field, else `instructions.md` beside its agent file, else its description).
  */
-export function exportSpecialistOf(specialist: Specialist, file: string): ExportSpecialist {
+function exportSpecialistOf(specialist: Specialist, file: string): ExportSpecialist {
   const { text, from } = instructionsOf(specialist, file);
   const { name, description, steps, skills, readOnly, tools, harnessTools } = specialist;
   return {
@@ -48,7 +48,7 @@ export function exportSpecialistOf(specialist: Specialist, file: string): Export
 }
 
 /** Every loaded specialist as {@link ExportSpecialist}s, sorted by name. */
-export function exportSpecialists(loaded: ReadonlyMap<string, LoadedSpecialist>): ExportSpecialist[] {
+function exportSpecialists(loaded: ReadonlyMap<string, LoadedSpecialist>): ExportSpecialist[] {
   return [...loaded.values()]
     .map(({ specialist, file }) => exportSpecialistOf(specialist, file))
     .sort((a, b) => a.name.localeCompare(b.name));

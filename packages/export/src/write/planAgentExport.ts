@@ -75,7 +75,7 @@ export interface ExportPlan {
  * call them, then the configured enrichers in order, then the read-only rule, so no enricher can hand a
  * write tool to a read-only specialist.
  */
-export function exportEnricher(writer: HarnessWriter, configured: readonly ToolEnricher[] = []): ToolEnricher {
+function exportEnricher(writer: HarnessWriter, configured: readonly ToolEnricher[] = []): ToolEnricher {
   return composeEnrichers([...(writer.mcp ? [] : [stripMcpEnricher()]), ...configured, harnessReadOnlyEnricher()]);
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { bearerToken, rebindingProblem, secretMatches } from "./httpGuards.js";
 
 /** The hostnames every local server answers to, as {@link hostnameOf} spells them. */
-export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
 /**
  * The hostnames a server bound to `host` answers to in `Host` and `Origin`: the loopback names, the

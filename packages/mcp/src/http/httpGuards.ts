@@ -21,13 +21,8 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-/** True when the request carries `Authorization: Bearer <expected>` (compared in constant time). */
-export function bearerMatches(req: IncomingMessage, expected: string): boolean {
-  return secretMatches(bearerToken(req), expected);
-}
-
 /** The hostname of a `Host` header or an `Origin` URL (IPv6 in brackets, lowercased), or undefined. */
-export function hostnameOf(value: string, isOrigin: boolean): string | undefined {
+function hostnameOf(value: string, isOrigin: boolean): string | undefined {
   try {
     return new URL(isOrigin ? value : `http://${value}`).hostname.toLowerCase();
   } catch {

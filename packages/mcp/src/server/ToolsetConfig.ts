@@ -13,7 +13,7 @@ const ToolsetListSchema = z.array(z.string().min(1, "a toolset name is not empty
  * (`clientOverrides`, matched like `clientInfo.name`) or for everyone (`defaultToolsets`), and
  * client profiles that add to or replace the built-in ones (`clients`).
  */
-export const ToolsetConfigSchema = z.strictObject({
+const ToolsetConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultToolsets: ToolsetListSchema.optional(),
   clientOverrides: z.record(z.string().min(1), ToolsetListSchema).optional(),
@@ -79,7 +79,7 @@ export function loadToolsetConfig(file: string): ToolsetConfig {
  * Checks that every toolset a config names exists (or is `all`); the problems name the JSON path
  * and the closest known toolset.
  */
-export function checkToolsetNames(config: ToolsetConfig, known: readonly string[], file: string): Problem[] {
+function checkToolsetNames(config: ToolsetConfig, known: readonly string[], file: string): Problem[] {
   const problems: Problem[] = [];
   const check = (names: readonly string[], path: (string | number)[]) =>
     names.forEach((name, index) => {

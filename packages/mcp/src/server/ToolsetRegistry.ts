@@ -4,7 +4,7 @@ import type { ServedTool } from "./ServedTool.js";
 import { ALL_TOOLSETS } from "./ToolsetConfig.js";
 
 /** Cursor's limit on the tools it passes to its model: the built-in default selection stays within it. */
-export const DEFAULT_MAX_TOOLS = 40;
+const DEFAULT_MAX_TOOLS = 40;
 
 /** The toolset of meshflow's own tools. */
 export const CORE_TOOLSET = "core";

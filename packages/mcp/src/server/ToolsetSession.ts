@@ -9,7 +9,7 @@ import type { EnableOutcome, ServedTool, SessionView } from "./ServedTool.js";
 import type { ToolsetRegistry } from "./ToolsetRegistry.js";
 
 /** The argument that carries a confirmation token on clients that do not read annotations. */
-export const CONFIRMATION_TOKEN_ARG = "confirmation_token";
+const CONFIRMATION_TOKEN_ARG = "confirmation_token";
 
 /** Options of {@link ToolsetSession}. */
 export interface ToolsetSessionOptions {
@@ -28,12 +28,12 @@ export interface ToolsetSessionOptions {
 }
 
 /** `_meta` key naming a served tool's toolset. */
-export const TOOLSET_META_KEY = "meshflow/toolset";
+const TOOLSET_META_KEY = "meshflow/toolset";
 /** `_meta` key carrying a refusal's stable code on a tool result. */
 export const CODE_META_KEY = "meshflow/code";
 
 /** A tool result as MCP sends it: the refusal code moves into `_meta`. */
-export function toCallToolResult(result: ToolResult): CallToolResult {
+function toCallToolResult(result: ToolResult): CallToolResult {
   const out: CallToolResult = { content: result.content as CallToolResult["content"] };
   if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
   if (result.isError === true) out.isError = true;

@@ -20,7 +20,7 @@ export interface ClientProfile {
  * rest keep the tools they started with. Only clients that ask their user before a destructive tool
  * are annotation-aware.
  */
-export const KNOWN_CLIENTS: Readonly<Record<string, ClientProfile>> = {
+const KNOWN_CLIENTS: Readonly<Record<string, ClientProfile>> = {
   "claude-code": { mode: "anthropic", annotationAware: true },
   "claude-desktop": { mode: "anthropic", annotationAware: true },
   "claude-ai": { mode: "anthropic", annotationAware: true },

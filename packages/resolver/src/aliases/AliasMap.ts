@@ -17,7 +17,7 @@ const NAME = z.string().min(1).regex(/^\S+$/, "a tool name has no spaces");
  *   quant_risk_var_calculation: tail_risk_analysis   # semantic: stripping the prefix would be wrong
  *   fs_read: filesystem__read_text_file              # a qualified target pins the server
  */
-export const AliasFileSchema = z.strictObject({
+const AliasFileSchema = z.strictObject({
   specialist: z
     .string()
     .regex(/^[a-z][a-z0-9-]*$/, "a specialist name is lower-case kebab-case")

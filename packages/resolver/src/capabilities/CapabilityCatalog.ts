@@ -63,7 +63,7 @@ export interface CapabilityCatalog {
 }
 
 /** The catalog's default location, relative to the working directory. */
-export const DEFAULT_CAPABILITIES_FILE = "skills/capabilities.yaml";
+const DEFAULT_CAPABILITIES_FILE = "skills/capabilities.yaml";
 
 function compile(
   file: string,

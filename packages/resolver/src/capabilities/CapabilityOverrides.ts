@@ -36,9 +36,6 @@ export interface CapabilityOverrides {
   readonly byName: ReadonlyMap<string, CapabilityOverride>;
 }
 
-/** The overrides file's default location, relative to the working directory (optional). */
-export const DEFAULT_OVERRIDES_FILE = "skills/capability-overrides.yaml";
-
 /**
  * Loads the overrides file and checks every capability id against the catalog (unknown ids are errors
  * with the file, the JSON path and a suggestion). Returns undefined when `optional` and the file is absent.

@@ -6,9 +6,6 @@ import { rankCandidates } from "./rankCandidates.js";
 import type { Pack, ResolutionTier, TierQuery } from "./tiers/Tier.js";
 import { TIERS } from "./tiers/tiers.js";
 
-/** The resolution tiers' names, in the order they are tried. */
-export const RESOLUTION_TIERS: readonly ResolutionTier[] = TIERS.map((tier) => tier.name);
-
 export type { ResolutionTier };
 
 /** Which real tool a name means, and how that was decided (provenance). */

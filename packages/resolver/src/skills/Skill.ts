@@ -9,7 +9,7 @@ import { splitFrontMatter } from "../internal/frontMatter.js";
 const KEBAB = /^[a-z][a-z0-9-]*$/;
 
 /** The YAML frontmatter of a SKILL.md. Unknown keys are kept in {@link Skill.metadata}. */
-export const SkillFrontmatterSchema = z.looseObject({
+const SkillFrontmatterSchema = z.looseObject({
   name: z.string().regex(KEBAB, "a skill name is lower-case kebab-case"),
   description: z.string().min(1),
   /** Capability ids of the catalog: the skill gets every tool with one of them. */
@@ -31,10 +31,10 @@ export interface Skill {
 }
 
 /** The skills folder's default location, relative to the working directory. */
-export const DEFAULT_SKILLS_DIR = "skills";
+const DEFAULT_SKILLS_DIR = "skills";
 
 /** Parses one SKILL.md's text; with a catalog, every permission must be one of its capabilities. */
-export function parseSkill(text: string, file: string, catalog?: CapabilityCatalog): Skill {
+function parseSkill(text: string, file: string, catalog?: CapabilityCatalog): Skill {
   let parsed: { data: unknown; body: string };
   try {
     parsed = splitFrontMatter(text);

@@ -1,5 +1,6 @@
 import type { StepOutcome, StepStatus, TokenCount } from "@meshflow/core";
-import type { CallEvidence, CallWrite } from "./toolCall.js";
+import type { CallEvidence } from "../CallEvidence.js";
+import type { CallWrite } from "./toolCall.js";
 import type { VerifiedCommand } from "./verifiedCommands.js";
 
 /** A step ready to think: its specialist and repertoire. */

@@ -9,6 +9,7 @@ import {
   type ToolDescriptor,
 } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/mcp";
+import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import { Asking } from "../consult/Asking.js";
 import { type ConsultFrame, type ConsultSink, eventSink } from "../consult/ConsultFrame.js";
 import type { PlannedStory } from "../RunPlan.js";
@@ -19,7 +20,7 @@ import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
 import { isOutcome, type PreparedStep, type StepResult } from "./StepResult.js";
 import { stepModel } from "./stepModel.js";
-import type { CallLog, CallScope, ConfirmDestructive } from "./toolCall.js";
+import type { CallLog, CallScope } from "./toolCall.js";
 
 interface Prepared extends PreparedStep {
   stepServers: readonly string[];

@@ -11,6 +11,8 @@ import {
   toMeshflowError,
 } from "@meshflow/core";
 import type { CallJournal, Executor } from "@meshflow/mcp";
+import type { CallEvidence } from "../CallEvidence.js";
+import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import type { ToolPlane } from "../ToolPlane.js";
 
 /** Result codes that mean "not run, refused" rather than "ran and failed". */
@@ -33,44 +35,6 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  * (a Ctrl-C that reached the servers, a crash): a resume runs a safe call that ended so again.
  */
 const TRANSIENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["server_crashed", "call_timeout"]);
-
-/** One call as the story's evidence records it. */
-export interface CallEvidence {
-  key: string;
-  name: string;
-  tool?: string;
-  argsDigest: string;
-  resultDigest?: string;
-  isError: boolean;
-  code?: ErrorCode;
-  destructive?: boolean;
-  replayed?: boolean;
-}
-
-/** A destructive call about to run, as {@link ConfirmDestructive} is asked about it. */
-export interface DestructiveCall {
-  runId: string;
-  storyId: string;
-  step: number;
-  specialist: string;
-  /** Qualified tool name. */
-  tool: string;
-  args: Record<string, unknown>;
-  /** The call's idempotency key. */
-  key: string;
-}
-
-/** The answer about one destructive call: run it, or refuse it with a code and a reason. */
-export type DestructiveDecision =
-  | { allow: true }
-  | { allow: false; code: "confirmation_declined" | "confirmation_required"; reason: string };
-
-/**
- * Asked before every destructive call of a run (`flow run --confirm-destructive`): a person on a
- * terminal answers, off a terminal every such call is refused. Calls replayed from the journal are
- * not asked about: they do not run again.
- */
-export type ConfirmDestructive = (call: DestructiveCall) => Promise<DestructiveDecision>;
 
 /** Everything one step's calls share. */
 export interface CallScope {

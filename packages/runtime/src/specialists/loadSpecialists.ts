@@ -5,7 +5,7 @@ import { isMeshflowError, MeshflowError, userCacheDir } from "@meshflow/core";
 import { isSpecialist, type Specialist } from "./defineSpecialist.js";
 
 /** File names of a specialist folder's entry point, in lookup order. */
-export const AGENT_ENTRY_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"] as const;
+const AGENT_ENTRY_FILES = ["agent.ts", "agent.mts", "agent.js", "agent.mjs"] as const;
 
 /** A specialist and the file it came from. */
 export interface LoadedSpecialist {

@@ -18,7 +18,7 @@ import { type RunRecord, RunRecordSchema } from "./RunRecord.js";
 import type { RunHandle, RunStore } from "./RunStore.js";
 
 /** Folder of the run store, relative to the working directory, unless `FLOW_HOME` says otherwise. */
-export const DEFAULT_STORE_DIR = ".flow";
+const DEFAULT_STORE_DIR = ".flow";
 
 /** Checks a run id given by a user (`--run-id`): letters, digits, `.`, `_`, `-`. */
 export function assertRunId(runId: string): void {

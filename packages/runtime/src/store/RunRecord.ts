@@ -4,7 +4,7 @@ import { z } from "zod";
 const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
 
 /** The model settings a run was started with (`--model`, budgets, cassettes), for `flow resume`. */
-export const ModelSettingsSchema = z.strictObject({
+const ModelSettingsSchema = z.strictObject({
   model: z.string().optional(),
   baseUrl: z.string().optional(),
   maxTurns: z.number().int().positive(),

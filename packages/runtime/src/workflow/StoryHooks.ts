@@ -1,6 +1,6 @@
 import { type StepStatus, toMeshflowError } from "@meshflow/core";
+import type { CallEvidence } from "../CallEvidence.js";
 import type { GateResult } from "../gate/runVerify.js";
-import type { CallEvidence } from "../internal/toolCall.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { StepMemory } from "../specialists/defineSpecialist.js";
 import { type Recall, type RunMemory, runMemory } from "./RunMemory.js";

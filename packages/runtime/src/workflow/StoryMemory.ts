@@ -7,7 +7,7 @@ import { ensureStoreDir } from "../store/ensureStoreDir.js";
 import type { Learning, Recall, StoryRecall } from "./RunMemory.js";
 
 /** How many finished stories and learnings a step is shown at most (newest first). */
-export const RECALL_LIMITS = { stories: 20, learnings: 20 } as const;
+const RECALL_LIMITS = { stories: 20, learnings: 20 } as const;
 /** Finished stories kept for recall: twice what is shown, so a story that fails again leaves enough behind. */
 const KEPT = { stories: 2 * RECALL_LIMITS.stories } as const;
 

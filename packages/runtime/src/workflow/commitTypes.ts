@@ -2,7 +2,7 @@
  * The conventional-commit type of a story's commit, by the kind of specialist that did its first step
  * (its name without `-agent`). Data, not logic: add a row for a specialist of your own.
  */
-export const COMMIT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+const COMMIT_TYPES: Readonly<Record<string, string>> = Object.freeze({
   development: "feat",
   refactor: "refactor",
   quality: "test",
