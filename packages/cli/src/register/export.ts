@@ -1,4 +1,5 @@
 import { Option } from "@commander-js/extra-typings";
+import { AGENT_HARNESSES, OUTPUT_FORMATS } from "@meshflow/export/names";
 import type { ExportAgentsOptions } from "../commands/exportAgents.js";
 import {
   agentsOption,
@@ -30,14 +31,15 @@ export const registerExport: Registrar = (program, deps) => {
     .command("agents")
     .description("write each specialist as an agent definition of a harness, with its enriched tool map")
     .addOption(
-      new Option("--harness <name>", "the harness: claude-code, opencode or copilot")
-        .choices(["claude-code", "opencode", "copilot"])
+      new Option(
+        "--harness <name>",
+        `the harness: ${AGENT_HARNESSES.slice(0, -1).join(", ")} or ${AGENT_HARNESSES.at(-1)}`,
+      )
+        .choices(AGENT_HARNESSES)
         .makeOptionMandatory(),
     )
     .addOption(
-      new Option("--format <format>", "md (YAML frontmatter), json or yaml")
-        .choices(["md", "json", "yaml"])
-        .default("md"),
+      new Option("--format <format>", "md (YAML frontmatter), json or yaml").choices(OUTPUT_FORMATS).default("md"),
     )
     .option("--out <dir>", "the project folder the harness's files go under", ".")
     .option("--specialist <name...>", "only these specialists (other agents' files are left alone)")

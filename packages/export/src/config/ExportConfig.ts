@@ -11,7 +11,8 @@ import { denyListEnricher, type ToolEnricher } from "@meshflow/resolver";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { addToolsEnricher, forSpecialists, stripMcpEnricher } from "../enrichers/harnessEnrichers.js";
-import { AGENT_HARNESSES, type AgentHarness } from "../harness/AgentHarness.js";
+import type { AgentHarness } from "../harness/AgentHarness.js";
+import { AGENT_HARNESSES } from "../harness/harnessNames.js";
 import { harnessWriter } from "../harness/harnessWriters.js";
 
 const KEBAB = z.string().regex(/^[a-z][a-z0-9-]*$/, "a specialist name is lower-case kebab-case");

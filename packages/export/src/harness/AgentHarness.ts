@@ -1,13 +1,8 @@
 import { didYouMean, MeshflowError } from "@meshflow/core";
-
-/** The agent harnesses meshflow writes agent definitions for. */
-export const AGENT_HARNESSES = ["claude-code", "opencode", "copilot"] as const;
+import { AGENT_HARNESSES, OUTPUT_FORMATS } from "./harnessNames.js";
 
 /** One of {@link AGENT_HARNESSES}: where an exported agent runs. */
 export type AgentHarness = (typeof AGENT_HARNESSES)[number];
-
-/** Output formats: Markdown with YAML frontmatter (one file per agent), or one JSON / YAML document. */
-const OUTPUT_FORMATS = ["md", "json", "yaml"] as const;
 
 /** One of {@link OUTPUT_FORMATS}. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { baseToolMap } from "../model/baseToolMap.js";
 import { specialist, TOOLS } from "../test-support/exportFixture.js";
 import { markdownFile } from "../write/markdownFile.js";
-import { AGENT_HARNESSES, parseHarness } from "./AgentHarness.js";
+import { parseHarness } from "./AgentHarness.js";
 import { type AgentRender, harnessTools } from "./HarnessWriter.js";
+import { AGENT_HARNESSES } from "./harnessNames.js";
 import { harnessWriter } from "./harnessWriters.js";
 
 const everyUniversal = UNIVERSAL_TOOL_KINDS.map((k) => UniversalTool[k]);
