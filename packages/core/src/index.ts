@@ -98,6 +98,8 @@ export {
 export { type LoadedPrd, loadPrdFile, type PrdScan, type PrdSource, scanPrdFile } from "./prd/loadPrdFile.js";
 export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
 export {
+  MAX_STEP,
+  MIN_STEP,
   type Prd,
   PrdGitSchema,
   PrdSchema,
@@ -137,7 +139,7 @@ export {
   maxMessageBytes,
   type OversizedLine,
 } from "./stream/BoundedLineSplitter.js";
-export { shorten, TURN_TEXT_CHARS } from "./text/shorten.js";
+export { shorten } from "./text/shorten.js";
 export { stripAnsi, stripAnsiDeep } from "./text/stripAnsi.js";
 export { didYouMean, suggest } from "./text/suggest.js";
 export {

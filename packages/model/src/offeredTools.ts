@@ -1,7 +1,7 @@
 import type { ModelRequestSize, ModelTask } from "@meshflow/core";
 import type { ChatTool } from "./ChatModel.js";
-import { safeToolNames } from "./safeToolNames.js";
 import { FINISHING_SCHEMA, FINISHING_TOOLS, systemPrompt, taskMessage } from "./prompt.js";
+import { safeToolNames } from "./safeToolNames.js";
 
 /** A step's tools as a model or harness is offered them: provider-safe names, and the way back. */
 export interface OfferedTools {

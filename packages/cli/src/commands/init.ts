@@ -83,7 +83,7 @@ function mcpConfig(test: string[] | undefined): unknown {
  * The `$schema` of a PRD in `prdDir`: the schema this `flow` ships, relative to the PRD (through the
  * project's node_modules once installed), so editors find it wherever the project is moved or cloned.
  */
-export function prdSchemaRef(prdDir: string): string {
+function prdSchemaRef(prdDir: string): string {
   return relative(prdDir, BUILTIN_PRD_SCHEMA).split(sep).join("/");
 }
 
