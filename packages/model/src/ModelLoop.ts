@@ -31,8 +31,11 @@ export interface ModelBudgets {
   maxResultChars: number;
 }
 
-/** The defaults of {@link ModelBudgets}. */
-const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
+/**
+ * The defaults of {@link ModelBudgets}, for programs that build a catalog or harness themselves.
+ * @public
+ */
+export const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
   maxTurns: 30,
   maxStepTokens: 0,
   stepTimeoutMs: 600_000,

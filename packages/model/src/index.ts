@@ -7,6 +7,6 @@ export {
 } from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
-export { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
+export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop } from "./ModelLoop.js";
 export { type OfferedTools, offeredTools, requestSize } from "./offeredTools.js";
 export { FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";
