@@ -33,7 +33,6 @@ export interface ModelBudgets {
 
 /**
  * The defaults of {@link ModelBudgets}, for programs that build a catalog or harness themselves.
- * @public
  */
 export const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
   maxTurns: 30,

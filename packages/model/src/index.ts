@@ -7,6 +7,11 @@ export {
 } from "./Cassette.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
-export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop } from "./ModelLoop.js";
+export {
+  /** @public for programs that build a harness catalog themselves (harness README) */
+  DEFAULT_BUDGETS,
+  type ModelBudgets,
+  ModelLoop,
+} from "./ModelLoop.js";
 export { type OfferedTools, offeredTools, requestSize } from "./offeredTools.js";
 export { FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";
