@@ -70,6 +70,7 @@ export {
   type ModelRef,
   parseModelName,
 } from "./model/ModelName.js";
+export type { ModelTextDelta } from "./model/ModelTextDelta.js";
 export type {
   BudgetSpent,
   EarlierStep,

@@ -6,7 +6,7 @@ export {
   ReplayingChatModel,
   responseDigestOf,
 } from "./Cassette.js";
-export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
+export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
 export { KEY_VARIABLES, unusedKeyVariables } from "./keyVariables.js";
 export { DEFAULT_BUDGETS, type ModelBudgets, ModelLoop, RequestDigest, requestDigest } from "./ModelLoop.js";

@@ -15,6 +15,7 @@ import {
   type RunFlags,
   report,
   viewFor,
+  viewListeners,
   withEnvironment,
 } from "./runDriver.js";
 import type { EnvironmentOptions } from "./runEnvironment.js";
@@ -132,7 +133,7 @@ export async function resumeCommand(
         {
           ...parts,
           hooks,
-          onEvent: (e) => view.onEvent(e),
+          ...viewListeners(view),
           ...(trace ? { onEmitted: trace } : {}),
           ...confirmation(options, view),
         },

@@ -22,7 +22,16 @@ import { modelSettings } from "./modelSettings.js";
 import { outlineRunOrder, readPrdOutline } from "./prdOutline.js";
 import { prdServers } from "./prdServers.js";
 import type { RunCommandOptions } from "./run.js";
-import { confirmation, drive, printSummaryTable, report, type View, viewFor, withEnvironment } from "./runDriver.js";
+import {
+  confirmation,
+  drive,
+  printSummaryTable,
+  report,
+  type View,
+  viewFor,
+  viewListeners,
+  withEnvironment,
+} from "./runDriver.js";
 import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
 
 /** The PRD workflow's flags of `flow run`. */
@@ -235,7 +244,7 @@ async function runOne(
     {
       ...parts,
       hooks,
-      onEvent: (e) => view.onEvent(e),
+      ...viewListeners(view),
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
     },
