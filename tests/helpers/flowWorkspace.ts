@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunEvent } from "@meshflow/core";
 import { FLOW_BIN, flowEnv, ROOT, runFlow } from "./runFlow.js";
+import { flowOnTerminal, type TerminalFlow } from "./terminalFlow.js";
 
 const require = createRequire(import.meta.url);
 
@@ -44,6 +45,8 @@ export interface FlowWorkspace {
     /** What it wrote on stderr so far. */
     stderr(): string;
   };
+  /** Starts `flow <args>` in the workspace on a pseudo-terminal (its live view on), `env` on top of the workspace's. */
+  flowOnTerminal(args: readonly string[], env?: Record<string, string | undefined>): TerminalFlow;
   /** Entity names in server-memory's file. */
   entities(): string[];
   read(file: string): string;
@@ -114,6 +117,7 @@ export function flowWorkspace(options: FlowWorkspaceOptions = {}): FlowWorkspace
       return text;
     },
     flow: (args, more) => runFlow(args, { cwd: dir, env: { ...env, ...more } }),
+    flowOnTerminal: (args, more) => flowOnTerminal(args, { cwd: dir, env: { ...env, ...more } }),
     spawnFlow(args, options = {}) {
       const child = spawn(process.execPath, [FLOW_BIN, ...args], {
         cwd: dir,

@@ -57,6 +57,7 @@ export {
   type ModelRef,
   parseModelName,
 } from "./model/ModelName.js";
+export type { ModelTextDelta } from "./model/ModelTextDelta.js";
 export type { AiSdkPackage, BaseUrlRule, ModelProviderPart } from "./model/providers/ModelProviderPart.js";
 export {
   MODEL_HELP,

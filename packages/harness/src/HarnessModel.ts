@@ -192,6 +192,8 @@ export class HarnessModel implements StepModel {
         proc?.stop();
       };
       let costSoFar = 0;
+      // The text of the turn being gathered (the next one), as the program's stream tells it.
+      const textOfNextTurn = io.onText && ((delta: string, text: string) => io.onText?.(turn + 1, delta, text));
       const gatherer = new TurnGatherer((gathered: GatheredTurn) => {
         turn += 1;
         const latencyMs = Math.round(performance.now() - gathered.startedAt);
@@ -235,7 +237,7 @@ export class HarnessModel implements StepModel {
         // The program is stopped once it starts a turn past the budget, unless it has finished already.
         const over = this.#overBudget(spent, 1);
         if (over && !finish) halt("budget_exhausted", over);
-      });
+      }, textOfNextTurn);
       const onEvent = (event: HarnessEvent) => {
         if (event.type === "session") report.session = event.id;
         else if (event.type === "turn") gatherer.add(event);

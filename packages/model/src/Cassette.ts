@@ -8,7 +8,7 @@ import {
   writeFileAtomic,
 } from "@meshflow/core";
 import { z } from "zod";
-import type { ChatModel, ChatRequest, TurnRef } from "./ChatModel.js";
+import type { ChatModel, ChatRequest, TextListener, TurnRef } from "./ChatModel.js";
 
 /** One recorded model turn of a cassette. */
 export interface CassetteTurn {
@@ -227,9 +227,14 @@ export class RecordingChatModel implements ChatModel {
     this.#cassette = cassette;
   }
 
-  async generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal): Promise<ModelResponse> {
+  async generate(
+    request: ChatRequest,
+    turn: TurnRef,
+    signal: AbortSignal,
+    onText?: TextListener,
+  ): Promise<ModelResponse> {
     const started = performance.now();
-    const response = await this.#inner.generate(request, turn, signal);
+    const response = await this.#inner.generate(request, turn, signal, onText);
     this.#cassette.add({
       storyId: turn.storyId,
       step: turn.step,

@@ -30,6 +30,12 @@ export interface TurnRef {
   requestDigest: string;
 }
 
+/**
+ * Told each piece of a turn's text as the model streams it: the new piece, and the turn's text so far
+ * (which starts again when a failed request is retried).
+ */
+export type TextListener = (delta: string, text: string) => void;
+
 /** A chat model that answers one turn at a time (a provider through the AI SDK, or a cassette). */
 export interface ChatModel {
   readonly provider: ModelProvider | string;
@@ -38,5 +44,9 @@ export interface ChatModel {
   readonly name: string;
   /** True when answers come from a recording (no key, no network). */
   readonly replaying?: boolean;
-  generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal): Promise<ModelResponse>;
+  /**
+   * Answers one turn. With `onText`, a model that can stream hands the text out as it arrives; the
+   * response is the same either way (a recording answers without streaming).
+   */
+  generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal, onText?: TextListener): Promise<ModelResponse>;
 }

@@ -222,6 +222,27 @@ describe("ModelLoop", () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it("streams a live turn's text to onText with its number; a journaled turn is replayed silently", async () => {
+    const said = (text: string, name: string) => ({ text, ...toolCall(name, { message: "m", summary: "s" }) });
+    const { loop, server } = await loopOn("openai:gpt-test", [said("Echo first.", "everything__echo")]);
+    server.enqueue(said("Now done.", "step_pass"), said("Done again.", "step_pass"));
+    const heard: Array<[number, string]> = [];
+    const first = io();
+    await loop.run(task(), { ...first.stepIO, onText: (turn, _delta, text) => heard.push([turn, text]) });
+    expect(heard.at(-1)).toEqual([2, "Now done."]);
+    expect(new Set(heard.map(([turn]) => turn))).toEqual(new Set([1, 2]));
+    expect(first.turns.get(1)?.response.text).toBe("Echo first.");
+    expect(server.requests.map((r) => r.stream)).toEqual([true, true]);
+
+    const resumed = io();
+    const turn1 = first.turns.get(1);
+    if (!turn1) throw new Error("turn 1 was not journaled");
+    resumed.turns.set(1, turn1);
+    heard.length = 0;
+    await loop.run(task(), { ...resumed.stepIO, onText: (turn, _delta, text) => heard.push([turn, text]) });
+    expect(new Set(heard.map(([turn]) => turn))).toEqual(new Set([2]));
+  });
+
   it("records a cassette and replays it with the server gone; a changed task is replay_mismatch", async () => {
     const { server, chat } = await loopOn("openai:gpt-test", [
       toolCall("everything__echo", { message: "rec" }),

@@ -169,10 +169,12 @@ export class ModelLoop implements StepModel {
       } else {
         const started = performance.now();
         try {
+          const onText = io.onText?.bind(io, turn);
           response = await this.#chat.generate(
             request,
             { storyId: task.storyId, step: task.step, turn, requestDigest: digest },
             signal,
+            onText,
           );
         } catch (error) {
           if (isMeshflowError(error) && error.code === "replay_mismatch")

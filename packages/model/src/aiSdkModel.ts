@@ -5,7 +5,8 @@ import type {
   LanguageModelV3ToolCall,
 } from "@ai-sdk/provider";
 import { checkJsonLimits, MeshflowError, type ModelRef, type ModelResponse, modelProviderPart } from "@meshflow/core";
-import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
+import type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener } from "./ChatModel.js";
+import { streamedTurn, type TurnResult } from "./internal/streamedTurn.js";
 import { withRetries } from "./internal/withRetries.js";
 import { baseUrlProblem } from "./providers/baseUrlProblem.js";
 import { SDK_FACTORIES } from "./providers/sdkFactories.js";
@@ -97,11 +98,35 @@ function parseInput(call: LanguageModelV3ToolCall): { input: Record<string, unkn
   return { input: {}, invalid: `the arguments are not a JSON object: ${call.input.slice(0, 200)}` };
 }
 
+/** meshflow's response of a provider's answer: the text, the tool calls (inputs parsed), usage, finish, warnings. */
+function responseOf(result: TurnResult): ModelResponse {
+  let text = "";
+  const toolCalls: ModelResponse["toolCalls"] = [];
+  for (const part of result.content) {
+    if (part.type === "text") text += part.text;
+    else if (part.type === "tool-call" && !part.providerExecuted) {
+      const { input, invalid } = parseInput(part);
+      toolCalls.push({ id: part.toolCallId, name: part.toolName, input, ...(invalid ? { invalid } : {}) });
+    }
+  }
+  return {
+    text,
+    toolCalls,
+    usage: {
+      inputTokens: result.usage.inputTokens.total ?? 0,
+      outputTokens: result.usage.outputTokens.total ?? 0,
+    },
+    finishReason: result.finishReason.unified,
+    ...(result.warnings.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
+  };
+}
+
 /**
  * A {@link ChatModel} over an AI SDK provider: one `doGenerate` call of the provider's language model
- * per turn, with meshflow's own conversation and tools. It goes below `generateText` on purpose: the
- * loop owns the conversation, runs every tool call itself and journals each turn, so it needs neither
- * the SDK's tool loop nor its re-validation of the whole history on every turn.
+ * per turn, with meshflow's own conversation and tools — or, when someone listens to the text as it
+ * arrives, one `doStream` call gathered into the same response. It goes below `generateText` on purpose:
+ * the loop owns the conversation, runs every tool call itself and journals each turn, so it needs
+ * neither the SDK's tool loop nor its re-validation of the whole history on every turn.
  */
 export class AiSdkChatModel implements ChatModel {
   readonly provider: string;
@@ -119,42 +144,32 @@ export class AiSdkChatModel implements ChatModel {
     this.#settings = settings;
   }
 
-  async generate(request: ChatRequest, _turn: unknown, signal: AbortSignal): Promise<ModelResponse> {
+  async generate(
+    request: ChatRequest,
+    _turn: unknown,
+    signal: AbortSignal,
+    onText?: TextListener,
+  ): Promise<ModelResponse> {
     this.#model ??= languageModel(this.#ref, this.#settings);
     const model = await this.#model;
     const result = await withRetries(
-      () =>
-        model.doGenerate({
+      () => {
+        const options = {
           prompt: toPrompt(request),
           tools: toTools(request.tools),
-          toolChoice: { type: "auto" },
+          toolChoice: { type: "auto" as const },
           abortSignal: signal,
           ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
-        }),
+        };
+        // Streamed only for a listener: a run nobody watches sends the very request it always did.
+        return onText ? streamedTurn(model, options, onText) : model.doGenerate(options);
+      },
       {
         maxRetries: this.#settings.maxRetries ?? 2,
         signal,
         ...(this.#settings.retryDelayMs !== undefined ? { initialDelayMs: this.#settings.retryDelayMs } : {}),
       },
     );
-    let text = "";
-    const toolCalls: ModelResponse["toolCalls"] = [];
-    for (const part of result.content) {
-      if (part.type === "text") text += part.text;
-      else if (part.type === "tool-call" && !part.providerExecuted) {
-        const { input, invalid } = parseInput(part);
-        toolCalls.push({ id: part.toolCallId, name: part.toolName, input, ...(invalid ? { invalid } : {}) });
-      }
-    }
-    return {
-      text,
-      toolCalls,
-      usage: {
-        inputTokens: result.usage.inputTokens.total ?? 0,
-        outputTokens: result.usage.outputTokens.total ?? 0,
-      },
-      finishReason: result.finishReason.unified,
-      ...(result.warnings.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
-    };
+    return responseOf(result);
   }
 }

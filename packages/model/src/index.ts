@@ -5,7 +5,7 @@ export {
   RecordingChatModel,
   ReplayingChatModel,
 } from "./Cassette.js";
-export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TurnRef } from "./ChatModel.js";
+export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener, TurnRef } from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
 export {
   /** @public for programs that build a harness catalog themselves (harness README) */

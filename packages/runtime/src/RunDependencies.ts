@@ -1,4 +1,4 @@
-import type { McpConfig, MeshflowError, ModelCatalog, RoutingTable, RunEvent } from "@meshflow/core";
+import type { McpConfig, MeshflowError, ModelCatalog, ModelTextDelta, RoutingTable, RunEvent } from "@meshflow/core";
 import type { ConfirmDestructive } from "./ConfirmDestructive.js";
 import type { RunCounts } from "./machine/chiefAnalyst.js";
 import type { Unmarked } from "./session/PassMarks.js";
@@ -30,6 +30,11 @@ export interface RunDependencies {
    * goes out. Nothing it sees is durable yet.
    */
   onEmitted?: (event: RunEvent) => void;
+  /**
+   * Told what the models say while their turns run, piece by piece, for a live view. Transient: no run
+   * event, never stored, not replayed; given, model turns are streamed (absent, they are not).
+   */
+  onModelText?: (delta: ModelTextDelta) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */

@@ -15,6 +15,7 @@ import {
   type RunFlags,
   report,
   viewFor,
+  viewListeners,
   withEnvironment,
 } from "./runDriver.js";
 import type { EnvironmentOptions } from "./runEnvironment.js";
@@ -122,7 +123,7 @@ export async function resumeCommand(
         {
           ...parts,
           hooks,
-          onEvent: (e) => view.onEvent(e),
+          ...viewListeners(view),
           ...(trace ? { onEmitted: trace } : {}),
           ...confirmation(options, view),
         },

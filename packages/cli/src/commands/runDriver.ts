@@ -1,4 +1,11 @@
-import { eventLine, formatProblem, isMeshflowError, type Problem, type RunEvent } from "@meshflow/core";
+import {
+  eventLine,
+  formatProblem,
+  isMeshflowError,
+  type ModelTextDelta,
+  type Problem,
+  type RunEvent,
+} from "@meshflow/core";
 import type { FileRunStore, RunDependencies, RunSession, RunSummary } from "@meshflow/runtime/host";
 import { storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
@@ -37,6 +44,8 @@ export interface RunFlags extends ModelFlags, CassetteFlags {
 /** How a run's events are shown: `--json` lines, a live tree on a terminal, or plain lines. */
 export interface View {
   onEvent(event: RunEvent): void;
+  /** The models' text while their turns run: only a view that shows it has one (then turns stream). */
+  onModelText?(delta: ModelTextDelta): void;
   stop(): void;
   /** Stops drawing while a question is on the terminal. */
   pause(): void;
@@ -56,6 +65,7 @@ export function viewFor(options: { json?: boolean }, output: Output): View {
     tree.start();
     return {
       onEvent: (e) => tree.onEvent(e),
+      onModelText: (delta) => tree.onModelText(delta),
       stop: () => tree.stop(),
       pause: () => tree.pause(),
       resume: () => tree.start(),
@@ -68,6 +78,15 @@ export function viewFor(options: { json?: boolean }, output: Output): View {
     },
     stop: () => {},
     ...still,
+  };
+}
+
+/** What a run tells its view: every event, and the models' text as it streams when the view shows it. */
+export function viewListeners(view: View): Pick<RunDependencies, "onEvent" | "onModelText"> {
+  const { onModelText } = view;
+  return {
+    onEvent: (e) => view.onEvent(e),
+    ...(onModelText ? { onModelText: (delta: ModelTextDelta) => onModelText.call(view, delta) } : {}),
   };
 }
 

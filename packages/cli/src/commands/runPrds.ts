@@ -29,6 +29,7 @@ import {
   report,
   type View,
   viewFor,
+  viewListeners,
   withEnvironment,
 } from "./runDriver.js";
 import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
@@ -253,7 +254,7 @@ async function runOne(
     {
       ...parts,
       hooks,
-      onEvent: (e) => view.onEvent(e),
+      ...viewListeners(view),
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
     },

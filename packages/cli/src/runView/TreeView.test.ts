@@ -136,6 +136,41 @@ describe("the model's words", () => {
     expect(screen.slice(screen.lastIndexOf("US-1 ✗ failed"))).not.toContain("“");
   });
 
+  it("shows a turn's text while it streams, drawn with the next frame, until the turn's event", () => {
+    let screen = "";
+    const view = new TreeView((text) => {
+      screen += text;
+    });
+    const lastDraw = () => screen.slice(screen.lastIndexOf("\x1b[J"));
+    const saying = (turnNo: number, text: string) =>
+      view.onModelText({ runId: "r1", storyId: "US-1", step: 1, turn: turnNo, delta: text.slice(-3), text });
+    for (const e of events.slice(0, 3)) view.onEvent(e);
+    view.onEvent(turn(1, "Reading the task list first."));
+    const drawn = screen;
+    saying(2, "Now writ");
+    saying(2, "Now writing the\nstatus");
+    // Kept, not drawn: however fast the text comes, the view draws at its own pace.
+    expect(screen).toBe(drawn);
+    view.onEvent(events[4] as RunEvent);
+    expect(lastDraw()).toContain("      “Now writing the status▌");
+    expect(lastDraw()).not.toContain("Reading the task list first.");
+    // A long text shows its end, where it grows.
+    saying(2, `${"word ".repeat(60)}END`);
+    view.onEvent(events[4] as RunEvent);
+    const line = lastDraw().match(/ {6}“…[a-z ]+END▌/)?.[0] ?? "";
+    expect(line.length).toBeGreaterThan(80);
+    expect(line.length).toBeLessThan((process.stdout.columns || 120) - 1);
+    // The turn's event ends it: its shortened text, as for a turn that did not stream.
+    view.onEvent(turn(2, "Now writing the status field."));
+    expect(lastDraw()).toContain("“Now writing the status field.”");
+    expect(lastDraw()).not.toContain("▌");
+    for (const e of events.slice(5, 7)) view.onEvent(e);
+    saying(3, "too late");
+    view.onEvent(events[7] as RunEvent);
+    view.stop();
+    expect(screen.slice(screen.lastIndexOf("US-1 ✗ failed"))).not.toContain("too late");
+  });
+
   it("puts each turn's text on its line off a terminal", () => {
     expect(formatEvent(turn(3, "Tests pass; finishing."))).toBe(
       "US-1 step 1   model openai:m turn 3: 10 in + 5 out tokens, 7 ms → m__a: “Tests pass; finishing.”",

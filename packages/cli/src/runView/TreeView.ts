@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus } from "@meshflow/core";
+import type { ModelTextDelta, RunEvent, StepStatus } from "@meshflow/core";
 import { type Colors, plainColors, statusMark, statusWord, stripColors } from "../colors.js";
 import { firstLine, formatEvent, gateLines } from "./formatEvent.js";
 
@@ -14,6 +14,8 @@ interface LiveStep {
   tokens: number;
   /** What the model said in its latest turn (one shortened line), shown under the step while it runs. */
   said?: string;
+  /** What the model is saying in the turn it is in (streamed), until that turn's `model.turn` event. */
+  saying?: { consult?: string; turn: number; text: string };
   status?: StepStatus;
   summary?: string;
   refusals: string[];
@@ -128,6 +130,9 @@ export class TreeView {
           step.turns++;
           step.tokens += event.inputTokens + event.outputTokens;
           if (event.text) step.said = event.text;
+          // The turn it streamed has ended (a later one may already be streaming: events come later).
+          const saying = step.saying;
+          if (saying && saying.consult === event.consult && saying.turn <= event.turn) delete step.saying;
         }
         break;
       case "step.finished":
@@ -155,6 +160,16 @@ export class TreeView {
     this.#redraw();
   }
 
+  /**
+   * The text of a model's turn while it runs: kept on its step and drawn with the next frame (at most
+   * ten a second, however fast the text comes).
+   */
+  onModelText(delta: ModelTextDelta): void {
+    const step = this.#stories.get(delta.storyId)?.steps.findLast((s) => s.step === delta.step);
+    if (!step || step.status) return;
+    step.saying = { ...(delta.consult ? { consult: delta.consult } : {}), turn: delta.turn, text: delta.text };
+  }
+
   #lines(story: LiveStory, final?: string): string[] {
     const c = this.#c;
     const elapsed = (since: number) => c.dim(`${((Date.now() - since) / 1000).toFixed(1)}s`);
@@ -169,7 +184,9 @@ export class TreeView {
       const tail = s.status ? `${s.status}: ${firstLine(s.summary ?? "")}` : elapsed(s.started);
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
       // The model's words of its latest turn, while the step runs; the finished block keeps the verdict only.
-      if (s.said && !s.status) lines.push(`      ${c.dim(`“${s.said}”`)}`);
+      // While a turn streams, its words so far instead: their end, where the text grows, cursor after.
+      if (s.saying && !s.status) lines.push(`      ${c.dim(`“${lastWords(s.saying.text, this.#columns() - 10)}`)}▌`);
+      else if (s.said && !s.status) lines.push(`      ${c.dim(`“${s.said}”`)}`);
       for (const k of s.consults) {
         const mark = k.status ? statusMark(k.status, c) : spin;
         const tail = k.status ? `${k.status}: ${firstLine(k.summary ?? "")}` : elapsed(k.started);
@@ -183,6 +200,10 @@ export class TreeView {
     return lines;
   }
 
+  #columns(): number {
+    return process.stdout.columns || 120;
+  }
+
   #clear(): void {
     if (this.#drawn) this.#write(`\x1b[${this.#drawn}A\x1b[J`);
     this.#drawn = 0;
@@ -192,7 +213,7 @@ export class TreeView {
     this.#frame++;
     this.#clear();
     if (!this.#stories.size) return;
-    const cols = process.stdout.columns || 120;
+    const cols = this.#columns();
     // A line wider than the terminal would wrap and break the redraw: cut it (its colour goes with it).
     const lines = [...this.#stories.values()]
       .flatMap((story) => this.#lines(story))
@@ -203,4 +224,10 @@ export class TreeView {
     this.#write(`${lines.join("\n")}\n`);
     this.#drawn = lines.length;
   }
+}
+
+/** Text on one line, at most `max` characters: its end, after `…` when it is longer. */
+function lastWords(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trimStart();
+  return flat.length <= max ? flat : `…${flat.slice(flat.length - Math.max(1, max - 1))}`;
 }

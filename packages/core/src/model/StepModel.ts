@@ -151,6 +151,12 @@ export interface ModelStepIO {
   call(name: string, args: Record<string, unknown>, options?: StepCallOptions): Promise<ToolResult>;
   turns: TurnJournal;
   onTurn(report: ModelTurnReport): void;
+  /**
+   * Told the model's text while a turn runs, as it arrives: the turn's number, the new piece and the
+   * turn's text so far (which starts again when a failed request is retried). Absent: nobody watches,
+   * and the turns are asked for without streaming.
+   */
+  onText?(turn: number, delta: string, text: string): void;
   /** A note for the run's log (provider warnings). */
   log?(message: string, data?: Record<string, unknown>): void;
   /** Aborted when the run stops. */

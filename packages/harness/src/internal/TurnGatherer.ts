@@ -20,11 +20,14 @@ type TurnEvent = Extract<HarnessEvent, { type: "turn" }>;
  */
 export class TurnGatherer {
   readonly #onTurn: (turn: GatheredTurn) => void;
+  readonly #onText: ((delta: string, text: string) => void) | undefined;
   #id: string | undefined;
   #turn: GatheredTurn | undefined;
 
-  constructor(onTurn: (turn: GatheredTurn) => void) {
+  /** `onText`: told each event's text as it arrives, with the turn's text so far, before the turn is handed on. */
+  constructor(onTurn: (turn: GatheredTurn) => void, onText?: (delta: string, text: string) => void) {
     this.#onTurn = onTurn;
+    this.#onText = onText;
   }
 
   add(event: TurnEvent): void {
@@ -33,6 +36,7 @@ export class TurnGatherer {
     this.#turn ??= { text: "", toolCalls: [], inputTokens: 0, outputTokens: 0, startedAt: performance.now() };
     const turn = this.#turn;
     turn.text += event.text;
+    if (event.text) this.#onText?.(event.text, turn.text);
     turn.toolCalls.push(...event.toolCalls);
     turn.inputTokens = Math.max(turn.inputTokens, event.inputTokens);
     turn.outputTokens = Math.max(turn.outputTokens, event.outputTokens);

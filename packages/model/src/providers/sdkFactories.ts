@@ -29,8 +29,12 @@ export const SDK_FACTORIES: Readonly<Record<AiSdkPackage, SdkFactory>> = {
   "@ai-sdk/openai-compatible": async ({ part, modelId, baseURL, apiKey }) => {
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
     // The URL is checked by languageModel before any factory runs; the SDK requires one.
-    return createOpenAICompatible({ name: part.name, baseURL: baseURL ?? "", ...(apiKey ? { apiKey } : {}) }).chatModel(
-      modelId,
-    );
+    return createOpenAICompatible({
+      name: part.name,
+      baseURL: baseURL ?? "",
+      ...(apiKey ? { apiKey } : {}),
+      // Streamed turns count their tokens as the others do (`stream_options.include_usage`; streams only).
+      includeUsage: true,
+    }).chatModel(modelId);
   },
 };

@@ -5,7 +5,8 @@ import { openaiWire } from "./openaiWire.js";
 import { type ReceivedRequest, trailingToolResults } from "./ReceivedRequest.js";
 import { responsesWire } from "./responsesWire.js";
 import type { ResolvedReply, ScriptedReply } from "./ScriptedReply.js";
-import { isRecord, type WireFormat } from "./WireFormat.js";
+import { isRecord, splitPieces, type WireFormat } from "./WireFormat.js";
+import { writeStream } from "./writeStream.js";
 
 /** How a {@link ScriptedModelServer} answers and where it listens. */
 export interface ScriptedModelServerOptions {
@@ -233,9 +234,11 @@ export class ScriptedModelServer {
       sendJson(response, 200, wire.response(resolved, context));
       return;
     }
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const frame of wire.streamFrames(resolved, context)) response.write(frame);
-    response.end();
+    await writeStream(response, wire.streamFrames(resolved, context), {
+      firstText: splitPieces(resolved.text)[0],
+      ...(reply.hold ? { hold: reply.hold } : {}),
+      signal,
+    });
   }
 
   /** Fills in default tool call ids and a deterministic usage estimate (about four characters a token). */

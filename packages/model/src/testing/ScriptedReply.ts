@@ -7,9 +7,19 @@ export interface ScriptedUsage {
   outputTokens: number;
 }
 
-/** One scripted model turn: text and/or tool calls, or an HTTP error; `delayMs` waits before answering. */
+/**
+ * One scripted model turn: text and/or tool calls, or an HTTP error; `delayMs` waits before answering.
+ * `hold` (streamed answers only): the frames up to the one with the first piece of the text are sent at
+ * once, the rest when `hold` settles — a test keeps the turn open until it has seen that piece arrive.
+ */
 export type ScriptedReply =
-  | { text?: string; toolCalls?: ScriptedToolCall[]; usage?: ScriptedUsage; delayMs?: number }
+  | {
+      text?: string;
+      toolCalls?: ScriptedToolCall[];
+      usage?: ScriptedUsage;
+      delayMs?: number;
+      hold?: PromiseLike<unknown>;
+    }
   | { error: { status: number; message: string }; delayMs?: number };
 
 /** Decides the reply to one request; `index` is the request's position in `ScriptedModelServer.requests`. */

@@ -1,6 +1,7 @@
 import {
   type BudgetSpent,
   type ModelCatalog,
+  type ModelTextDelta,
   type RunEvent,
   type StepOutcome,
   stepKey,
@@ -45,6 +46,8 @@ export interface StepRunnerDeps {
   confirmDestructive?: ConfirmDestructive;
   /** The run's models; a story with a model name (see `PlannedStory.model`) gets `ctx.model`. */
   models?: ModelCatalog;
+  /** Told the models' text while their turns run (transient, never stored); absent, turns are not streamed. */
+  onModelText?: (delta: ModelTextDelta) => void;
   /** Where consultations are reported (default: their events, emitted). */
   consults?: ConsultSink;
   /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
@@ -282,6 +285,7 @@ export class StepRunner {
                   onHalt: (message) => {
                     halt ??= message;
                   },
+                  ...(this.#deps.onModelText ? { onText: this.#deps.onModelText } : {}),
                   ...(frame ? { ask: frame.question } : {}),
                 },
                 c,

@@ -2,7 +2,9 @@ import {
   type BudgetSpent,
   eventTime,
   type ModelClaim,
+  type ModelStepIO,
   type ModelTask,
+  type ModelTextDelta,
   type RunEvent,
   type StepModel,
   type Story,
@@ -33,6 +35,8 @@ export interface StepModelInit {
   spent: BudgetSpent;
   /** Told when a model or harness refused the key: the run stops before its next story. */
   onHalt?(message: string): void;
+  /** Told the model's text while its turns run (the host's live view); absent, turns are not streamed. */
+  onText?(delta: ModelTextDelta): void;
 }
 
 /** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
@@ -147,6 +151,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
             }),
           log: (message, data) => ctx.log.warn(message, data),
           signal: scope.signal,
+          ...textListener(init, scope, tokens.turns),
         },
       );
       if (claim.code === "auth_failed") init.onHalt?.(claim.summary);
@@ -155,6 +160,27 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
       tokens.turns += claim.usage.turns;
       if (claim.usage.costUsd !== undefined) tokens.costUsd = (tokens.costUsd ?? 0) + claim.usage.costUsd;
       return claim;
+    },
+  };
+}
+
+/** The loop's `onText`, when the host listens: each piece keyed by story, step, consultation and turn. */
+function textListener(init: StepModelInit, scope: CallScope, turnsBefore: number): Pick<ModelStepIO, "onText"> {
+  const listener = init.onText;
+  if (!listener) return {};
+  const where = {
+    runId: scope.runId,
+    storyId: scope.storyId,
+    step: scope.step,
+    ...(scope.consult ? { consult: scope.consult.id } : {}),
+  };
+  return {
+    onText(turn, delta, text) {
+      try {
+        listener({ ...where, turn: turnsBefore + turn, delta, text });
+      } catch {
+        // A view that fails to draw a piece of text never fails the model's turn.
+      }
     },
   };
 }

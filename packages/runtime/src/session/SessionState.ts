@@ -74,6 +74,7 @@ export class SessionState {
       prdDir: plan.prdDir,
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
+      ...(deps.onModelText ? { onModelText: deps.onModelText } : {}),
       consults: {
         started: (frame) => this.consults?.started(frame),
         done: (frame, end) => this.consults?.done(frame, end),
