@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flowWorkspace } from "../helpers/flowWorkspace.js";
@@ -35,5 +36,35 @@ describe("two flow runs on one PRD", () => {
     expect(await winner.run.exit).toBe(0);
     expect(ws.read("log.txt")).toBe("once\nafter\n");
     expect(JSON.parse(readFileSync(ws.prd, "utf8")).userStories[0].notes).toContain(`run ${winner.id} `);
+  });
+});
+
+describe("flow run of a PRD another process runs", () => {
+  // Regression: the refusal came after the run had loaded the runtime and started the PRD's servers
+  // (about 2.4 s); it is now answered before either (its time is measured in bench/, suite cli).
+  it("is refused with prd_busy before any server starts", async () => {
+    const ws = flowWorkspace();
+    const marker = join(ws.dir, "server-started");
+    const config = JSON.parse(readFileSync(join(ws.dir, ".mcp.json"), "utf8"));
+    config.mcpServers.marker = {
+      command: process.execPath,
+      args: ["-e", `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")`],
+    };
+    writeFileSync(join(ws.dir, ".mcp.json"), JSON.stringify(config));
+    ws.writePrd([{ mcpTools: { step1: ["marker"] } }]);
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(ws.dir, ".prd.json.lock"), JSON.stringify({ runId: "elsewhere", pid: holder.pid }));
+      const result = await ws.flow(["run", "prd.json", "--json"]);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout.trim())).toEqual({
+        error: { code: "prd_busy", message: expect.stringContaining(`run elsewhere (process ${holder.pid})`) },
+      });
+      expect(result.stderr).toContain("flow resume elsewhere");
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(ws.dir, ".flow", "runs"))).toBe(false);
+    } finally {
+      holder.kill();
+    }
   });
 });

@@ -108,7 +108,8 @@ export async function main(argv: readonly string[], output: Output = processOutp
       const quiet = ["commander.helpDisplayed", "commander.help", "commander.version"];
       return quiet.includes(error.code) ? EXIT.ok : EXIT.usage;
     }
-    const { toMeshflowError } = await import("@meshflow/core");
+    // Not all of core: an early refusal is printed without loading zod and the rest.
+    const { toMeshflowError } = await import("@meshflow/core/startup");
     const failure = toMeshflowError(error);
     if (argv.includes("--json"))
       output.out(JSON.stringify({ error: { code: failure.code, message: failure.message } }, null, 2));

@@ -91,6 +91,9 @@ ${RUN_V8_HELP}`,
     )
     .action(async (file, options) => {
       const given = flags<RunCommandOptions>()(options);
+      // What needs no server is refused before anything heavy loads (a busy PRD at once, not after start-up).
+      const refused = (await import("../commands/refuseEarly.js")).refusedEarly(file, given, output);
+      if (refused !== undefined) return setExit(refused);
       // Before the run's modules load: its servers start meanwhile (see prestartFor).
       const started = (await import("../commands/prestart.js")).prestartFor(file, given);
       try {

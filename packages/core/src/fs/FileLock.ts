@@ -40,6 +40,15 @@ function readHolder(file: string): { text: string; holder: LockHolder | undefine
 }
 
 /**
+ * Who holds a lock file now, without taking it: the holder when its process is alive and is not this
+ * one; undefined when the file is absent, unreadable or stale (a taker would take it over).
+ */
+export function peekFileLock(file: string): LockHolder | undefined {
+  const holder = readHolder(file)?.holder;
+  return holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder : undefined;
+}
+
+/**
  * Takes a lock file atomically: the holder's facts are written to a temp file that is then hard-linked
  * to `file` (create-exclusive, and never seen half-written). A lock whose process is dead, or whose
  * content is unreadable, is stale and taken over; `reclaimOwnPid` also takes over a lock of this very

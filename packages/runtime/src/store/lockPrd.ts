@@ -1,8 +1,6 @@
-import { createHash } from "node:crypto";
-import { realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { acquireFileLock, type LockAttempt, MeshflowError, userCacheDir } from "@meshflow/core";
+import { acquireFileLock, type LockAttempt } from "@meshflow/core";
 import { ensureStoreDir } from "./ensureStoreDir.js";
+import { lockBesidePrd, lockByIdentityFile, lockInStore, prdBusy, realPrdPath, userLockDir } from "./prdLockFiles.js";
 
 /** What a PRD lock records of its holder besides its pid. */
 export interface PrdLockFacts {
@@ -25,12 +23,7 @@ export interface PrdLockFacts {
  */
 export function lockPrd(prd: string, facts: PrdLockFacts | string, root: string): () => void {
   const holderFacts: PrdLockFacts = typeof facts === "string" ? { runId: facts } : facts;
-  let real = resolve(prd);
-  try {
-    real = realpathSync(real);
-  } catch {
-    // A PRD that is gone is reported by whoever reads it; its lock name still follows its path.
-  }
+  const real = realPrdPath(prd);
   const byPath = lockByPath(real, holderFacts, root);
   busyUnlessAcquired(prd, byPath);
   let byIdentity: { file: string; attempt: LockAttempt } | undefined;
@@ -48,13 +41,12 @@ export function lockPrd(prd: string, facts: PrdLockFacts | string, root: string)
 }
 
 function lockByPath(real: string, facts: PrdLockFacts, root: string): { file: string; attempt: LockAttempt } {
-  const file = join(dirname(real), `.${basename(real)}.lock`);
+  const file = lockBesidePrd(real);
   try {
     return { file, attempt: acquireFileLock(file, { ...facts }) };
   } catch (error) {
     if (!["ENOENT", "EACCES", "EPERM", "EROFS"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
-    const locks = ensureStoreDir(root, "locks");
-    const inStore = join(locks, `${createHash("sha256").update(real).digest("hex").slice(0, 32)}.lock`);
+    const inStore = lockInStore(ensureStoreDir(root, "locks"), real);
     return { file: inStore, attempt: acquireFileLock(inStore, { ...facts, prd: real }) };
   }
 }
@@ -69,31 +61,12 @@ function lockByIdentity(
   facts: PrdLockFacts,
   root: string,
 ): { file: string; attempt: LockAttempt } | undefined {
-  let id: string;
-  try {
-    const stat = statSync(real, { bigint: true });
-    id = `${stat.dev}-${stat.ino}`;
-  } catch {
-    return undefined;
-  }
-  const folder = userCacheDir("locks") ?? ensureStoreDir(root, "locks");
-  const file = join(folder, `prd-${id}.lock`);
+  const folder = userLockDir();
+  const file = lockByIdentityFile(real, folder ?? ensureStoreDir(root, "locks"));
+  if (!file) return undefined;
   return { file, attempt: acquireFileLock(file, { ...facts, prd: real }) };
 }
 
 function busyUnlessAcquired(prd: string, lock: { file: string; attempt: LockAttempt }): void {
-  const { attempt } = lock;
-  if (attempt.acquired) return;
-  const { holder } = attempt;
-  const other = typeof holder.runId === "string" ? holder.runId : "unknown";
-  const held = typeof holder.command === "string" ? holder.command : `run ${other}`;
-  // A hard link or another name of the same file: say which name the holder runs.
-  const named = typeof holder.prd === "string" && holder.prd !== resolve(prd) ? `, through ${holder.prd}` : "";
-  const advice =
-    typeof holder.command === "string"
-      ? "wait for it to end"
-      : `wait for it to end, or stop that process and \`flow resume ${other}\` later`;
-  throw new MeshflowError("prd_busy", `${prd} is being run by ${held} (process ${holder.pid})${named}; ${advice}`, {
-    details: { prd, runId: other, pid: holder.pid, lock: lock.file },
-  });
+  if (!lock.attempt.acquired) throw prdBusy(prd, lock.file, lock.attempt.holder);
 }
