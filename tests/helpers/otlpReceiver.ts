@@ -1,8 +1,10 @@
 import { createServer, type Server } from "node:http";
 
-/** One span as an OTLP/JSON export carries it, with its resource's `service.name`. */
+/** One span as an OTLP/JSON export carries it, with its resource's `service.name` and attributes. */
 export interface ReceivedSpan {
   service: string;
+  /** The resource attributes of the process that exported it (`host.name`, `process.pid`…). */
+  resource: Record<string, unknown>;
   traceId: string;
   spanId: string;
   parentSpanId: string;
@@ -79,11 +81,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }
       const request = JSON.parse(body) as ExportRequest;
       for (const rs of request.resourceSpans ?? []) {
-        const service = String(attributesOf(rs.resource?.attributes)["service.name"] ?? "");
+        const resource = attributesOf(rs.resource?.attributes);
+        const service = String(resource["service.name"] ?? "");
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? [])
             spans.push({
               service,
+              resource,
               traceId: s.traceId,
               spanId: s.spanId,
               parentSpanId: s.parentSpanId ?? "",

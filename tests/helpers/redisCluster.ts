@@ -34,12 +34,8 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-/**
- * Starts three `redis-server --cluster-enabled yes` processes on free loopback ports (no persistence,
- * noeviction), joins them with `redis-cli --cluster create … --cluster-replicas 0 --cluster-yes` and
- * waits until every node reports `cluster_state:ok`.
- */
-export async function startRedisCluster(): Promise<RedisCluster> {
+/** Starts three `redis-server --cluster-enabled yes` processes (not joined) and waits until each answers PING. */
+async function startClusterNodes(): Promise<{ dir: string; ports: number[]; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "meshflow-cluster-"));
   const ports = [await freePort(), await freePort(), await freePort()];
   const children: ChildProcess[] = [];
@@ -80,6 +76,35 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     }
     for (const port of ports)
       await waitFor(`node ${port} to answer PING`, async () => (await redisCommand(port, "PING", 250)) === "+PONG");
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { dir, ports, stop };
+}
+
+const clusterOf = (ports: number[], stop: () => Promise<void>): RedisCluster => {
+  const nodes = ports.map((p) => `127.0.0.1:${p}`).join(",");
+  return { url: `redis+cluster://${nodes}`, nodes, ports, stop };
+};
+
+/**
+ * Three `redis-server --cluster-enabled yes` processes that were never joined: each reports
+ * `cluster_state:fail` with no hash slot assigned (a cluster a user forgot to create).
+ */
+export async function startUnjoinedCluster(): Promise<RedisCluster> {
+  const { ports, stop } = await startClusterNodes();
+  return clusterOf(ports, stop);
+}
+
+/**
+ * Starts three `redis-server --cluster-enabled yes` processes on free loopback ports (no persistence,
+ * noeviction), joins them with `redis-cli --cluster create … --cluster-replicas 0 --cluster-yes` and
+ * waits until every node reports `cluster_state:ok`.
+ */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const { ports, stop } = await startClusterNodes();
+  try {
     const create = spawnSync(
       "redis-cli",
       ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"],
@@ -95,6 +120,5 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     await stop();
     throw error;
   }
-  const nodes = ports.map((p) => `127.0.0.1:${p}`).join(",");
-  return { url: `redis+cluster://${nodes}`, nodes, ports, stop };
+  return clusterOf(ports, stop);
 }

@@ -82,7 +82,9 @@ async function waitForPing(port: number, child: ChildProcess, deadlineMs: number
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited with code ${child.exitCode}`);
     try {
-      if ((await redisCommand(port, "PING", 250)) === "+PONG") return;
+      // A server with --requirepass answers NOAUTH: it is up all the same.
+      const reply = await redisCommand(port, "PING", 250);
+      if (reply === "+PONG" || reply.startsWith("-NOAUTH")) return;
     } catch {
       // not listening yet
     }

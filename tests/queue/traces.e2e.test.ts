@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FlowWorker, startFlowWorker } from "../helpers/flowWorker.js";
@@ -110,6 +110,27 @@ describe("OpenTelemetry traces", () => {
         "gen_ai.operation.name": "execute_tool",
       });
     }
+
+    // Each process says where it ran: its host, pid, instance and version, and a worker its --name.
+    const version = (JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")) as { version: string })
+      .version;
+    const resources = new Map(spans.map((s) => [s.service, s.resource]));
+    const pids = new Map([
+      ["mf-runs", runs.child.pid],
+      ["mf-calls", calls.child.pid],
+    ]);
+    for (const service of ["mf-enqueue", "mf-runs", "mf-calls"]) {
+      const resource = resources.get(service) ?? {};
+      expect(resource, service).toMatchObject({ "service.version": version, "host.name": hostname() });
+      expect(resource["service.instance.id"], service).toMatch(/^[0-9a-f-]{36}$/);
+      expect(typeof resource["process.pid"], service).toBe("number");
+      if (pids.has(service)) expect(resource["process.pid"], service).toBe(pids.get(service));
+    }
+    expect(resources.get("mf-runs")?.["meshflow.worker.name"]).toBe("R");
+    expect(resources.get("mf-calls")?.["meshflow.worker.name"]).toBe("C");
+    expect(resources.get("mf-enqueue")?.["meshflow.worker.name"]).toBeUndefined();
+    const instances = new Set([...resources.values()].map((r) => r["service.instance.id"]));
+    expect(instances.size).toBe(3);
   }, 120_000);
 
   it("flow run --executor queue: the worker's call spans are children of the run's tool spans", async () => {

@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
@@ -30,6 +29,7 @@ import { registerValidate } from "./register/validate.js";
 import { registerWorker } from "./register/worker.js";
 import { registerWorkspaceServer } from "./register/workspaceServer.js";
 import { flushTracing } from "./tracing.js";
+import { cliVersion } from "./version.js";
 
 /** Every command, in the order `flow --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
@@ -55,19 +55,11 @@ const REGISTRARS: readonly Registrar[] = [
   registerNew,
 ];
 
-/**
- * The package's version, read through its own name (`@meshflow/cli/package.json` is exported): found
- * the same from sources and from the bundle, without loading `@meshflow/core` for every `--version`.
- */
-function version(): string {
-  return (createRequire(import.meta.url)("@meshflow/cli/package.json") as { version: string }).version;
-}
-
 /** Builds the `flow` program. Command implementations are imported lazily so `flow --help` stays fast. */
 export function buildProgram(output: Output, setExit: (code: ExitCode) => void): Command {
   const program = new Command("flow")
     .description("meshflow: route PRD story steps to specialist agents over MCP tools")
-    .version(version(), "-V, --version", "print the version")
+    .version(cliVersion(), "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .addHelpText("after", EXIT_CODES_HELP)
     .showHelpAfterError("(run with --help for usage)")

@@ -1,14 +1,20 @@
 import type { Tracing } from "@meshflow/telemetry";
+import { cliVersion } from "./version.js";
 
 let started: Promise<Tracing | undefined> | undefined;
 
 /**
  * The process's traces: started on first use from the `OTEL_*` environment (`OTEL_EXPORTER_OTLP_ENDPOINT`
- * …); undefined, with no OpenTelemetry package loaded, when no endpoint is set.
+ * …); undefined, with no OpenTelemetry package loaded, when no endpoint is set. Every span carries the
+ * process's resource attributes (`service.version`: `flow --version`, its host, pid and instance id)
+ * and, given by the first caller, a worker's name (`flow worker --name`).
  */
-export function processTracing(): Promise<Tracing | undefined> {
+export function processTracing(facts: { workerName?: string } = {}): Promise<Tracing | undefined> {
   started ??= import("@meshflow/telemetry").then(({ Tracing }) =>
-    Tracing.start({ onWarning: (message) => process.stderr.write(`flow: warning: ${message}\n`) }),
+    Tracing.start({
+      onWarning: (message) => process.stderr.write(`flow: warning: ${message}\n`),
+      process: { serviceVersion: cliVersion(), ...facts },
+    }),
   );
   return started;
 }

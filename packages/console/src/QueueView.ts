@@ -1,5 +1,12 @@
 import { MeshflowError } from "@meshflow/core";
-import { connectRedis, type QueueCounts, type QueuedRun, RunQueue, redactRedisUrl } from "@meshflow/queue";
+import {
+  connectRedis,
+  type QueueCounts,
+  type QueuedRun,
+  RunQueue,
+  redactRedisUrl,
+  redisFailure,
+} from "@meshflow/queue";
 
 /** A process connected to Redis as a `flow worker` (`CLIENT LIST`, connection name `meshflow:worker`). */
 export interface WorkerRow {
@@ -70,7 +77,9 @@ export class QueueView {
       queue.counts(),
       queue.board.list(limit),
       redis.client("LIST") as Promise<string>,
-    ]);
+    ]).catch((error: unknown) => {
+      throw redisFailure(error, redactRedisUrl(this.#url));
+    });
     const runs: QueueSnapshot["runs"] = { queued: [], running: [], passed: [], failed: [] };
     for (const run of list) runs[run.status].push(run);
     const workers: WorkerRow[] = [];

@@ -92,6 +92,11 @@ function outcomeReason(outcome: RunJobOutcome): string {
   return `run failed: ${passed} passed, ${failed} failed, ${blocked} blocked, ${skipped} skipped${why}`;
 }
 
+/** A worker's name when `--name` is not given: `<host>:<pid>`. */
+export function defaultWorkerName(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
 /**
  * A `flow worker`'s queue side: BullMQ workers for tool-call jobs (run through the middleware chain,
  * journaled and fenced in Redis) and run jobs (handed to a {@link RunJobProcessor}). `drain()` stops
@@ -120,7 +125,7 @@ export class QueueWorker {
   static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
     const settings = queueSettings(options.settings, options.redis.isCluster);
     const queues = options.queues ?? [RUNS_QUEUE, CALLS_QUEUE];
-    const name = options.name ?? `${hostname()}:${process.pid}`;
+    const name = options.name ?? defaultWorkerName();
     const { QueueEvents, Worker } = await import("bullmq");
     const prefix = bullPrefix(settings);
     const common = {

@@ -1,8 +1,10 @@
 import { MeshflowError } from "@meshflow/core";
 import type { Cluster, Redis } from "ioredis";
+import { clusterProblem } from "./internal/clusterHealth.js";
 import { serverInfo } from "./internal/RedisAdapter.js";
 import type { RedisClient } from "./RedisClient.js";
 import { isRedisClusterUrl, parseRedisClusterUrl, redactRedisClusterUrl } from "./redisClusterUrl.js";
+import { redisCause } from "./redisFailure.js";
 
 /**
  * `worker`: reconnects forever and never fails a command while Redis is away (`maxRetriesPerRequest:
@@ -65,16 +67,24 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
   } catch (cause) {
     throw new MeshflowError("redis_misconfigured", `invalid Redis URL ${where}: ${detail(cause)}`, { cause });
   }
-  // Errors surface through connect() and the commands; without a listener ioredis prints them.
-  client.on("error", () => {});
+  // Errors surface through connect() and the commands; without a listener ioredis prints them. The
+  // last one says why a connection failed (connect() itself only says it closed).
+  let lastError: unknown;
+  client.on("error", (error: unknown) => {
+    lastError = error;
+  });
   try {
     await client.connect();
   } catch (cause) {
     client.disconnect();
-    throw new MeshflowError("redis_unavailable", `cannot connect to Redis at ${where}: ${detail(cause)}`, {
-      cause,
-      details: { url: where },
-    });
+    throw new MeshflowError(
+      "redis_unavailable",
+      `cannot connect to Redis at ${where}: ${redisCause(lastError ?? cause)}`,
+      {
+        cause: lastError ?? cause,
+        details: { url: where },
+      },
+    );
   }
   // Once connected, a worker waits out any outage (BullMQ resumes where it was); a client gives up.
   client.options.retryStrategy = worker ? reconnectDelay : (times) => (times > 5 ? null : 200);
@@ -85,6 +95,10 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
 async function connectCluster(url: string, options: ConnectRedisOptions): Promise<Cluster> {
   const where = redactRedisUrl(url);
   const parsed = parseRedisClusterUrl(url);
+  const timeoutMs = options.connectTimeoutMs ?? 5_000;
+  const problem = await clusterProblem(parsed, timeoutMs);
+  if (problem)
+    throw new MeshflowError(problem.code, `Redis Cluster at ${where}: ${problem.message}`, { details: { url: where } });
   const { Cluster } = await import("ioredis");
   const worker = options.role === "worker";
   const client = new Cluster(parsed.nodes, {
@@ -92,7 +106,7 @@ async function connectCluster(url: string, options: ConnectRedisOptions): Promis
     // The first connection gets a few quick tries; after it, as for one server (see connectRedis).
     clusterRetryStrategy: (times) => (times > 3 ? null : times * 200),
     redisOptions: {
-      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      connectTimeout: timeoutMs,
       maxRetriesPerRequest: worker ? null : 3,
       ...(parsed.username ? { username: parsed.username } : {}),
       ...(parsed.password ? { password: parsed.password } : {}),
@@ -100,18 +114,36 @@ async function connectCluster(url: string, options: ConnectRedisOptions): Promis
       ...(options.name ? { connectionName: options.name } : {}),
     },
   });
-  client.on("error", () => {});
+  let lastError: unknown;
+  client.on("error", (error: unknown) => {
+    lastError = error;
+  });
   try {
-    await client.connect();
+    // Bounded: a cluster that loses its slots between the check above and here is waited on for ever.
+    await deadline(client.connect(), timeoutMs * 2);
   } catch (cause) {
     client.disconnect();
-    throw new MeshflowError("redis_unavailable", `cannot connect to Redis Cluster at ${where}: ${detail(cause)}`, {
-      cause,
-      details: { url: where },
-    });
+    throw new MeshflowError(
+      "redis_unavailable",
+      `cannot connect to Redis Cluster at ${where}: ${redisCause(lastError ?? cause)}`,
+      { cause: lastError ?? cause, details: { url: where } },
+    );
   }
   client.options.clusterRetryStrategy = worker ? (times) => reconnectDelay(times) : (times) => (times > 5 ? null : 200);
   return client;
+}
+
+/** `pending`, or a rejection once `ms` have passed without it settling. */
+async function deadline<T>(pending: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([pending, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The longest wait between two reconnection attempts of a worker's clients. */

@@ -38,7 +38,7 @@ export {
   queueSettings,
   RUNS_QUEUE,
 } from "./QueueSettings.js";
-export { QueueWorker, type QueueWorkerOptions, type WorkerEvent } from "./QueueWorker.js";
+export { defaultWorkerName, QueueWorker, type QueueWorkerOptions, type WorkerEvent } from "./QueueWorker.js";
 export { RedisCallJournal } from "./RedisCallJournal.js";
 export { type RedisCacheOptions, RedisClassificationCache } from "./RedisClassificationCache.js";
 export type { RedisClient } from "./RedisClient.js";
@@ -67,6 +67,7 @@ export {
   redactRedisClusterUrl,
   redisClusterUrl,
 } from "./redisClusterUrl.js";
+export { redisCause, redisFailure } from "./redisFailure.js";
 export {
   PRD_JOB,
   RUN_JOB,

@@ -3,6 +3,7 @@ import type * as Api from "@opentelemetry/api";
 import { GEN_AI_OPERATION_NAME, GEN_AI_TOOL_NAME } from "./genAiAttributes.js";
 import { definedAttributes } from "./internal/attributes.js";
 import { loadOtel, type Otel } from "./internal/loadOtel.js";
+import type { ProcessFacts } from "./ProcessResource.js";
 import { RunTracer } from "./RunTracer.js";
 import type { SpanKindName, StartSpanOptions } from "./StartSpanOptions.js";
 import { TraceSpan } from "./TraceSpan.js";
@@ -18,6 +19,8 @@ export interface StartTracingOptions {
   env?: NodeJS.ProcessEnv;
   /** Told why tracing stays off although an endpoint is set (an unsupported protocol, a load failure). */
   onWarning?: (message: string) => void;
+  /** The program's version and a worker's name, on every span as resource attributes. */
+  process?: ProcessFacts;
 }
 
 /** What a worker knows of a tool-call job it runs: the trace context the job carries and who runs it. */
@@ -64,7 +67,7 @@ export class Tracing {
       return undefined;
     }
     try {
-      return new Tracing(settings, await loadOtel(settings));
+      return new Tracing(settings, await loadOtel(settings, options.process));
     } catch (error) {
       options.onWarning?.(
         `OpenTelemetry could not be loaded (${error instanceof Error ? error.message : String(error)}); traces are not exported`,

@@ -13,6 +13,7 @@ import type { EnqueueRequest, QueuedRun, RunQueue } from "@meshflow/queue";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { processTracing } from "../tracing.js";
+import { onRedis } from "./onRedis.js";
 
 /** Options of `flow enqueue`. */
 export interface EnqueueOptions {
@@ -117,7 +118,16 @@ async function markPassed(file: string, run: QueuedRun, output: Output): Promise
 
 /** `flow enqueue <prd.json…>`: queues one run per PRD (or per story); `--wait` waits and marks passes. */
 export async function enqueueCommand(files: string[], options: EnqueueOptions, output: Output): Promise<ExitCode> {
-  if (!options.redis) throw new MeshflowError("usage", "flow enqueue needs --redis <url> (or FLOW_REDIS_URL)");
+  const url = options.redis;
+  if (!url) throw new MeshflowError("usage", "flow enqueue needs --redis <url> (or FLOW_REDIS_URL)");
+  return onRedis(url, () => enqueue(files, { ...options, redis: url }, output));
+}
+
+async function enqueue(
+  files: string[],
+  options: EnqueueOptions & { redis: string },
+  output: Output,
+): Promise<ExitCode> {
   if (options.model) parseModelName(options.model, "--model");
   if (options.harness) (await import("@meshflow/harness")).harnessAdapter(options.harness);
   const planned = await plan(files, options);

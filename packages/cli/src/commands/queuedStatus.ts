@@ -2,6 +2,7 @@ import { MeshflowError } from "@meshflow/core";
 import type { QueuedRun } from "@meshflow/queue";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
+import { onRedis } from "./onRedis.js";
 import { MARK, printStories } from "./runReport.js";
 
 /** Options of `flow status --redis`. */
@@ -29,7 +30,15 @@ function printRun(run: QueuedRun, output: Output): void {
 }
 
 /** `flow status --redis <url> [runId]`: queued, active, done and failed runs with their stories. */
-export async function queuedStatusCommand(
+export function queuedStatusCommand(
+  runId: string | undefined,
+  options: QueuedStatusOptions,
+  output: Output,
+): Promise<ExitCode> {
+  return onRedis(options.redis, () => queuedStatus(runId, options, output));
+}
+
+async function queuedStatus(
   runId: string | undefined,
   options: QueuedStatusOptions,
   output: Output,

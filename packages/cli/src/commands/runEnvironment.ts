@@ -5,6 +5,7 @@ import type { Executor } from "@meshflow/mcp";
 import { type ModelSettings, RunEnvironment, type RunParts } from "@meshflow/runtime/host";
 import { BUILTIN_AGENTS, BUILTIN_SKILLS, mergeSkillsFolders } from "../builtin.js";
 import { buildModels } from "./modelSettings.js";
+import { onRedis } from "./onRedis.js";
 
 /** Options every run command shares. */
 export interface EnvironmentOptions {
@@ -130,16 +131,19 @@ async function openQueueExecutor(options: EnvironmentOptions): Promise<{ executo
       "usage",
       "--executor queue needs --redis <url> (or FLOW_REDIS_URL): the Redis the workers use",
     );
+  const url = options.redis;
   const { assertNoEviction, connectRedis, QueueExecutor } = await import("@meshflow/queue");
-  const redis = await connectRedis(options.redis, { role: "worker", name: "meshflow:run" });
+  const redis = await connectRedis(url, { role: "worker", name: "meshflow:run" });
   try {
-    await assertNoEviction(redis, options.redis);
+    await onRedis(url, () => assertNoEviction(redis, url));
     const tracing = await (await import("../tracing.js")).processTracing();
-    const executor = await QueueExecutor.open({
-      redis,
-      settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
-      ...(tracing ? { tracing } : {}),
-    });
+    const executor = await onRedis(url, () =>
+      QueueExecutor.open({
+        redis,
+        settings: options.redisPrefix ? { prefix: options.redisPrefix } : {},
+        ...(tracing ? { tracing } : {}),
+      }),
+    );
     let closing: Promise<void> | undefined;
     // Once: the environment closes it after its plane, and a failed open closes it too.
     const close = async () => {

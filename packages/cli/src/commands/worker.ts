@@ -6,6 +6,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { processTracing } from "../tracing.js";
 import { catalogsByModel, type ModelFlags } from "./modelSettings.js";
+import { onRedis } from "./onRedis.js";
 import { agentPaths, resolveSkillsDir } from "./runEnvironment.js";
 
 /** Options of `flow worker`. */
@@ -85,18 +86,33 @@ function untilSignalled(output: Output): Promise<string> {
  * and go back to the queue for another worker; exit 0.
  */
 export async function workerCommand(options: WorkerOptions, output: Output): Promise<ExitCode> {
-  if (!options.redis) throw new MeshflowError("usage", "flow worker needs --redis <url> (or FLOW_REDIS_URL)");
+  const url = options.redis;
+  if (!url) throw new MeshflowError("usage", "flow worker needs --redis <url> (or FLOW_REDIS_URL)");
+  return onRedis(url, () => work(url, options, output));
+}
+
+async function work(url: string, options: WorkerOptions, output: Output): Promise<ExitCode> {
   const queues = queuesOf(options);
   const [
-    { assertNoEviction, connectRedis, QueueExecutor, QueueWorker, queueSettings, RECONNECT_CAP_MS, redactRedisUrl },
+    {
+      assertNoEviction,
+      connectRedis,
+      defaultWorkerName,
+      QueueExecutor,
+      QueueWorker,
+      queueSettings,
+      RECONNECT_CAP_MS,
+      redactRedisUrl,
+    },
     mcp,
   ] = await Promise.all([import("@meshflow/queue"), import("@meshflow/mcp")]);
-  const url = options.redis;
+  // One name for the worker's jobs, its log and its spans' resource.
+  const name = options.name ?? defaultWorkerName();
   const settings = queueSettings({ prefix: options.redisPrefix });
   const mcpConfig = loadMcpConfig({ file: options.mcpConfig });
   const storeRoot = resolve(options.store);
   const redis = await connectRedis(url, { role: "worker", name: "meshflow:worker" });
-  const tracing = await processTracing();
+  const tracing = await processTracing({ workerName: name });
   let pool: InstanceType<typeof mcp.ClientPool> | undefined;
   let executor: QueueExecutor | undefined;
   let environment: RunEnvironment | undefined;
@@ -153,7 +169,7 @@ export async function workerCommand(options: WorkerOptions, output: Output): Pro
       lockDurationMs: options.lockDuration,
       stalledIntervalMs: options.stalledInterval,
       maxStalledCount: options.maxStalled,
-      ...(options.name ? { name: options.name } : {}),
+      name,
       onEvent: (event) => output.err(`flow worker: ${describe(event, RECONNECT_CAP_MS)}`),
     });
     output.err(

@@ -8,7 +8,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** HTTP status of an error code in a JSON API answer. */
 function statusOf(code: ErrorCode): number {
   if (code === "run_not_found" || code === "tool_not_found" || code === "file_not_found") return 404;
-  if (code === "redis_unavailable" || code === "server_unreachable") return 503;
+  if (code === "redis_unavailable" || code === "redis_misconfigured" || code === "server_unreachable") return 503;
   if (code === "guard_locked" || code === "run_locked" || code === "prd_busy") return 409;
   if (code === "internal") return 500;
   return 400;

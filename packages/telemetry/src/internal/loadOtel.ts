@@ -1,5 +1,6 @@
 import type * as Api from "@opentelemetry/api";
 import type { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { type ProcessFacts, processResource } from "../ProcessResource.js";
 import type { TracingSettings } from "../tracingSettings.js";
 
 /** The OpenTelemetry parts a {@link Tracing} uses, loaded only when traces are exported. */
@@ -18,7 +19,7 @@ const TRACER_NAME = "@meshflow/telemetry";
  * provider that batches spans to the exporter. It is not registered globally: meshflow's spans get
  * their parents explicitly, and other libraries' instrumentation stays the application's choice.
  */
-export async function loadOtel(settings: TracingSettings): Promise<Otel> {
+export async function loadOtel(settings: TracingSettings, facts: ProcessFacts = {}): Promise<Otel> {
   const [api, sdk, resources, exporters] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/sdk-trace-base"),
@@ -28,8 +29,14 @@ export async function loadOtel(settings: TracingSettings): Promise<Otel> {
       : import("@opentelemetry/exporter-trace-otlp-proto"),
   ]);
   const exporter = new exporters.OTLPTraceExporter({ url: settings.url });
+  // OTEL_RESOURCE_ATTRIBUTES adds to (and may override) what the process says of itself; the service's
+  // name stays the one the settings chose (OTEL_SERVICE_NAME, else meshflow).
+  const resource = resources
+    .resourceFromAttributes(processResource(settings.serviceName, facts))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+    .merge(resources.resourceFromAttributes({ "service.name": settings.serviceName }));
   const provider = new sdk.BasicTracerProvider({
-    resource: resources.resourceFromAttributes({ "service.name": settings.serviceName }),
+    resource,
     // Short batches: a `flow` command may live only a few seconds; shutdown flushes the rest.
     spanProcessors: [new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 })],
   });

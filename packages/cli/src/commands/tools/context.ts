@@ -16,6 +16,7 @@ import {
 import { discoverTools, type ServerFailure } from "../../discovery/discoverTools.js";
 import { requireMcpConfig } from "../../mcpSetup.js";
 import type { Output } from "../../output.js";
+import { onRedis } from "../onRedis.js";
 import { resolveSkillsDir } from "../runEnvironment.js";
 
 /** Options every `flow tools` command shares. */
@@ -62,7 +63,8 @@ export async function loadToolsContext(options: ToolsOptions, servers?: readonly
       )
     : new FileClassificationCache(options.cache ?? DEFAULT_CACHE_FILE);
   try {
-    const index = await classifyTools(tools, { catalog, cache, overrides });
+    const classify = () => classifyTools(tools, { catalog, cache, overrides });
+    const index = await (redisUrl ? onRedis(redisUrl, classify) : classify());
     return {
       mcpConfig,
       skillsDir,
