@@ -38,9 +38,9 @@ describe("queued runs leave the workspace alone", () => {
     );
     writeFileSync(join(ws.dir, "files/app.js"), "export const add = (a, b) => a + b;\n");
     writeFileSync(join(ws.dir, "files/util.js"), "export const twice = (x) => x * 2;\n");
-    // Every file counts (JSON included), so a stray PRD copy would change the figures. The inline run's
-    // own files beside the PRD — its lock (`.prd.json.lock`, while it runs) and its progress log
-    // (`prd.progress.md`, which a queued run's workers do not write) — are left out of both scans.
+    // Every file counts (JSON included), so a stray PRD copy would change the figures. A run's own files
+    // beside the PRD — its lock (`.prd.json.lock`, while it runs) and its progress log (`prd.progress.md`,
+    // which the workers of a queued run write there too) — are left out of both scans.
     const lock = ["**/.prd.json.lock", "**/prd.progress.md"];
     const measureAll = {
       agentConfig: { "refactor-agent": { include: ["**/*"], exclude: lock }, "security-agent": { exclude: lock } },
@@ -98,13 +98,13 @@ describe("queued runs leave the workspace alone", () => {
     expect(stories[0]?.gate).toEqual({ passed: true, summary: "1 verify command passed" });
     // Both workers took stories.
     expect(new Set(stories.map((s) => s.worker)).size).toBe(2);
-    // Nothing but the files that were there ever appeared in the workspace, apart from those of
-    // `flow enqueue --wait` itself (on the enqueuer's machine, as asked): the PRD lock it holds while it
-    // waits, as a run does (taken through `.prd.json.lock.<pid>.taking`), and the temporary file
-    // replacing the PRD atomically.
+    // Nothing but the files that were there ever appeared in the workspace, apart from the PRD's progress
+    // log (the workers' PRD workflow, as flow run's) and those of `flow enqueue --wait` itself (on the
+    // enqueuer's machine, as asked): the PRD lock it holds while it waits, as a run does (taken through
+    // `.prd.json.lock.<pid>.taking`), and the temporary file replacing the PRD atomically.
     const workerPids = new Set(workers.map((w) => String(w.child.pid)));
     const enqueuerWrite = (f: string) => {
-      if (f === ".prd.json.lock") return true;
+      if (f === ".prd.json.lock" || f === "prd.progress.md") return true;
       const pid = /^\.prd\.json\.(?:lock\.(\d+)\.taking|(\d+)\.\d+\.tmp)$/.exec(f)?.slice(1).find(Boolean);
       return pid !== undefined && !workerPids.has(pid);
     };

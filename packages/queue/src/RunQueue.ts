@@ -29,6 +29,8 @@ export interface EnqueueRequest {
   model?: string;
   /** `flow enqueue --harness`: the coding agent that works its steps (over the worker's defaults). */
   harness?: string;
+  /** `flow enqueue --parallel`: stories at most in progress at once on the worker (whole-PRD runs). */
+  parallel?: number;
   /** W3C `traceparent` of the enqueuer's span: the run's spans on a worker become its children. */
   traceparent?: string;
 }
@@ -71,6 +73,7 @@ export function enqueueDigest(request: EnqueueRequest): string {
     model: request.model ?? null,
     // Absent from older digests' keys: a run without a harness keeps the digest it always had.
     ...(request.harness ? { harness: request.harness } : {}),
+    ...(request.parallel && request.parallel > 1 ? { parallel: request.parallel } : {}),
   };
   return digestOf(key);
 }
@@ -166,6 +169,7 @@ export class RunQueue {
       failFast: request.failFast === true,
       ...(request.model ? { model: request.model } : {}),
       ...(request.harness ? { harness: request.harness } : {}),
+      ...(request.parallel && request.parallel > 1 ? { parallel: request.parallel } : {}),
       ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };

@@ -29,6 +29,8 @@ export const RunJobDataSchema = z.object({
   model: z.string().optional(),
   /** `flow enqueue --harness`: the coding agent that works every story's steps (over the workers' `--harness`). */
   harness: z.string().optional(),
+  /** `flow enqueue --parallel`: stories at most in progress at once (the runtime's `parallel`); absent: one. */
+  parallel: z.number().int().min(1).optional(),
   /** W3C `traceparent` of the span that queued the run (`flow enqueue`), when traces are exported. */
   traceparent: z.string().optional(),
 });

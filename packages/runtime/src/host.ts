@@ -74,3 +74,4 @@ export {
 export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
 export { StoryMemory } from "./workflow/StoryMemory.js";
+export { type RunWorkflow, type WorkflowForOptions, workflowFor } from "./workflow/workflowFor.js";

@@ -22,6 +22,8 @@ export interface EnqueueOptions {
   perStory?: boolean;
   story?: string[];
   failFast?: boolean;
+  /** Stories at most in progress at once on the worker (whole-PRD runs). */
+  parallel?: number;
   /** The model for every story of the queued runs. */
   model?: string;
   /** The coding agent that works the queued runs' steps. */
@@ -37,6 +39,11 @@ interface Planned {
 
 /** Reads and checks every PRD before anything is queued: one bad file queues nothing. */
 async function plan(files: readonly string[], options: EnqueueOptions): Promise<Planned[]> {
+  if ((options.parallel ?? 1) > 1 && options.perStory)
+    throw new MeshflowError(
+      "usage",
+      "--parallel runs a whole-PRD run's stories side by side on its worker; with --per-story each story is a job of its own already",
+    );
   const { prdWorkDigest } = await import("@meshflow/runtime/host");
   const routing = loadRoutingTable();
   const planned: Planned[] = [];
@@ -48,6 +55,11 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
       continue;
     }
     const prd = loaded.prd;
+    if ((options.parallel ?? 1) > 1 && prd.git?.commit)
+      throw new MeshflowError(
+        "usage",
+        `${file}: "git": {"commit": true} commits each story's changed files, which stories side by side would mix; queue it without --parallel`,
+      );
     const known = prd.userStories.map((s) => s.id);
     for (const id of options.story ?? [])
       if (!known.includes(id)) problems.push(`${file}: no story "${id}"${didYouMean(id, known)}`);
@@ -68,6 +80,7 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
         perStory: options.perStory === true,
         ...(options.story ? { stories: options.story } : {}),
         failFast: options.failFast === true,
+        ...(options.parallel && options.parallel > 1 ? { parallel: options.parallel } : {}),
         ...(options.model ? { model: options.model } : {}),
         ...(options.harness ? { harness: options.harness } : {}),
       },

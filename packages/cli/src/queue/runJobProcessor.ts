@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import { processAlive } from "@meshflow/core";
 import {
   type QueueSettings,
@@ -9,7 +9,7 @@ import {
   type RunJobOutcome,
   type RunJobProcessor,
 } from "@meshflow/queue";
-import { type RunEnvironment, startRun } from "@meshflow/runtime/host";
+import { type RunEnvironment, startRun, workflowFor } from "@meshflow/runtime/host";
 import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";
@@ -45,6 +45,16 @@ export function queuedPrdFolder(workdir: string, placement: string): string {
     // not in this checkout
   }
   return workdir;
+}
+
+/**
+ * The PRD a queued run works for, as the project on this worker knows it: the enqueuer's file name in
+ * {@link queuedPrdFolder}. Its progress log is written beside it, its story memory kept under its path,
+ * and with `"git": {"commit": true}` its stories are committed to that folder's repository — as a
+ * `flow run` of it there would. The run itself reads the copy in the worker's store.
+ */
+export function queuedProjectPrd(workdir: string, placement: string, file: string): string {
+  return join(queuedPrdFolder(workdir, placement), basename(placement || file));
 }
 
 /** The folder of a worker's store that holds the PRD copies of the runs it is running. */
@@ -99,6 +109,14 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
     const tracker = new StoryTracker(board, data.runId, worker);
     const trace = env.tracing?.runSink({ prd: data.file, ...(data.traceparent ? { parent: data.traceparent } : {}) });
     try {
+      const prdDir = queuedPrdFolder(env.workdir, data.placement);
+      // The PRD workflow as flow run has it: progress log, story memory, commits.
+      const { hooks, workflow } = await workflowFor({
+        prdFile: queuedProjectPrd(env.workdir, data.placement, data.file),
+        readFrom: prdFile,
+        storeRoot: environment.store.root,
+        ...(data.parallel ? { parallel: data.parallel } : {}),
+      });
       const parts = await environment.parts({
         ...(data.model ? { model: data.model } : {}),
         ...(data.harness ? { harness: data.harness } : {}),
@@ -111,19 +129,22 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
         {
           ...parts,
           store,
+          hooks,
           onEvent: (event) => tracker.onEvent(event),
           ...(trace ? { onEmitted: trace } : {}),
         },
         {
           prdFile,
-          prdDir: queuedPrdFolder(env.workdir, data.placement),
+          prdDir,
           runId: data.executionId,
           failFast: data.failFast,
+          ...(data.parallel ? { parallel: data.parallel } : {}),
           ...(data.stories ? { stories: data.stories } : {}),
           record: {
             mcpConfig: environment.mcpConfig.file ? resolve(environment.mcpConfig.file) : undefined,
             agents: environment.agents,
             skills: environment.skillsDir,
+            workflow,
           },
         },
       );

@@ -1,9 +1,11 @@
+import { Option } from "@commander-js/extra-typings";
 import type { EnqueueOptions } from "../commands/enqueue.js";
 import {
   EXIT_CODES_HELP,
   flags,
   maxPrdBytesOption,
   maxPrdStoriesOption,
+  positiveInt,
   type Registrar,
   redisClusterOption,
   redisOption,
@@ -35,6 +37,12 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
       "the coding agent that works these runs' steps where a model would (claude-code, opencode, codex; over the workers' --harness, the PRD's and stories' harness)",
     )
     .option("--fail-fast", "start no further story after one fails or is blocked (whole-PRD runs)")
+    .addOption(
+      new Option(
+        "--parallel <n>",
+        'run up to n of a run\'s stories at once on its worker, as flow run --parallel does (whole-PRD runs; default 1; not with "git": {"commit": true})',
+      ).argParser(positiveInt("--parallel")),
+    )
     .option(
       "--wait",
       "wait for the runs to finish, then mark passed stories in the PRD files (the completion gate's write)",

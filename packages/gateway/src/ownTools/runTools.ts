@@ -1,4 +1,4 @@
-import { MODEL_HELP, type RunEvent } from "@meshflow/core";
+import { isMeshflowError, MODEL_HELP, type RunEvent } from "@meshflow/core";
 import { refusal } from "@meshflow/mcp";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import {
@@ -8,6 +8,7 @@ import {
   type RunRecord,
   startRun,
   storyReports,
+  workflowFor,
 } from "@meshflow/runtime/host";
 import { z } from "zod";
 import type { PrdRoot } from "../runs/PrdRoot.js";
@@ -67,6 +68,12 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       run: async ({ prd, stories, failFast, model, harness }) => {
         const prdFile = prds.path(prd);
+        // The PRD workflow, as flow run has it: progress log, story memory, "git": {"commit": true}.
+        const planned = await workflowFor({ prdFile, storeRoot: env.store.root }).catch((error: unknown) => {
+          if (isMeshflowError(error)) return error;
+          throw error;
+        });
+        if (isMeshflowError(planned)) return refusal(planned.code, `run refused: ${planned.message}`);
         const parts = await env.parts({ ...(model ? { model } : {}), ...(harness ? { harness } : {}) });
         const runId = newRunId();
         const trace = traceRun?.(prd);
@@ -77,6 +84,7 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
         const session = await startRun(
           {
             ...parts,
+            hooks: planned.hooks,
             onEvent: (event) => {
               tracker.event(runId, event);
               trace?.(event);
@@ -93,6 +101,7 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
               ...(env.mcpConfig.file ? { mcpConfig: env.mcpConfig.file } : {}),
               ...(env.routingFile ? { routing: env.routingFile } : {}),
               ...(env.skillsDir ? { skills: env.skillsDir } : {}),
+              workflow: planned.workflow,
             },
           },
         );
