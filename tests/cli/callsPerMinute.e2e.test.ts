@@ -31,15 +31,17 @@ describe("flow run --calls-per-minute", () => {
     expect(events.filter((e) => e.type === "tool.refused")).toEqual([]);
   }, 120_000);
 
-  it("refuses past the limit it is given, naming the flag to change", async () => {
+  it("pauses past the limit it is given (exit 130), naming the flag to change and the resume that continues", async () => {
     const ws = flowWorkspace();
     const before = ws.writePrd(echoStories(1, 8));
-    const result = await ws.flow(["run", "prd.json", "--calls-per-minute", "5"]);
-    expect(result.code).toBe(1);
+    const result = await ws.flow(["run", "prd.json", "--calls-per-minute", "5", "--run-id", "limited"]);
+    expect(result.code).toBe(130);
     expect(result.stdout).toMatch(
       /refused everything__echo: rate_limit_exceeded: .*more than 5 calls .*--calls-per-minute/,
     );
-    expect(result.stdout).toMatch(/failed: call 6 of 8 \(everything__echo\) failed: .*--calls-per-minute/);
+    expect(result.stdout).not.toMatch(/failed: call 6 of 8/);
+    expect(result.stderr).toContain("run limited paused: the guard locked (rate_limit_exceeded: rate limit exceeded");
+    expect(result.stderr).toContain("continue it with: flow resume limited --calls-per-minute <n>");
     expect(readFileSync(ws.prd, "utf8")).toBe(before);
   });
 
@@ -83,7 +85,7 @@ describe("flow resume --calls-per-minute", () => {
     writeFileSync(join(ws.files, "release"), "");
 
     const resumed = await ws.flow(["resume", "limited"]);
-    expect(resumed.code).toBe(1);
+    expect(resumed.code).toBe(130);
     // wait_for (read-only, outcome unknown) runs again: with echo 1 and 2 that is 3 calls; echo 3 is refused.
     expect(resumed.stdout).toMatch(
       /refused everything__echo: rate_limit_exceeded: .*more than 3 calls .*--calls-per-minute/,

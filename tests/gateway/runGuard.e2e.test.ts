@@ -66,9 +66,12 @@ describe("flow serve: one guard for clients and runs", () => {
       prd: writePrd("many.json", [{ mcpTools: { step1: ["everything"] }, calls: { step1: echoes(5) } }]),
     });
     const runId = dataOf(started).runId as string;
+    // The lock pauses the run: it stops where it was (aborted, resumable), no story failed.
     const status = await finished(runId);
-    expect(status.status).toBe("failed");
+    expect(status.status).toBe("aborted");
+    expect(status.paused).toMatchObject({ code: "rate_limit_exceeded" });
     expect(JSON.stringify(status)).toContain("--calls-per-minute");
+    expect(status.counts).toMatchObject({ failed: 0, blocked: 0 });
     const diagnosis = dataOf(await s.call("flow_diagnose", { verbose: false }));
     expect(diagnosis.guard).toMatchObject({ locked: true, callsPerMinuteThreshold: 6 });
     expect((diagnosis.guard as { lockReason: string }).lockReason).toContain("more than 6 calls");

@@ -112,6 +112,8 @@ export class QueueWorker {
   readonly #runAborts = new Set<AbortController>();
   readonly #options: QueueWorkerOptions;
   #draining: Promise<void> | undefined;
+  /** Why this worker takes no new jobs (its guard locked), once it paused. */
+  #paused: string | undefined;
 
   private constructor(options: QueueWorkerOptions, settings: QueueSettings, name: string, runEvents?: QueueEvents) {
     this.#options = options;
@@ -212,6 +214,7 @@ export class QueueWorker {
       throw new DelayedError();
     };
     if (this.#draining) return giveBack(`worker ${this.name} is stopping`);
+    if (this.#paused) return giveBack(`worker ${this.name} paused: ${this.#paused}`);
     const controller = new AbortController();
     this.#runAborts.add(controller);
     try {
@@ -241,7 +244,12 @@ export class QueueWorker {
         await this.#recordFailure(job, data, failure.message);
         throw new UnrecoverableError(failure.message);
       }
-      if (outcome.status === "aborted") return await giveBack(`worker ${this.name} stopped; another worker continues`);
+      if (outcome.status === "aborted")
+        return await giveBack(
+          this.#paused
+            ? `worker ${this.name} paused: ${this.#paused}; another worker continues`
+            : `worker ${this.name} stopped; another worker continues`,
+        );
       if (job.name === PRD_JOB)
         await this.#board.finish(data.runId, { status: outcome.status, counts: outcome.counts });
       this.#options.onEvent?.({ type: "run.finished", runId: data.runId, job: String(job.id), status: outcome.status });
@@ -318,6 +326,18 @@ export class QueueWorker {
       throw new UnrecoverableError(outcomeReason(outcome));
     }
     return outcome;
+  }
+
+  /**
+   * Stops taking jobs because the worker's guard locked (`reason`: what locked it): its calls in flight
+   * finish, its active runs stop cleanly and go back to the queue, paused (no story fails because of
+   * the lock), for a worker whose guard is not locked. Only a restart takes jobs again.
+   */
+  async pause(reason: string): Promise<void> {
+    if (this.#paused) return;
+    this.#paused = reason;
+    for (const controller of this.#runAborts) controller.abort();
+    await Promise.all(this.#workers.map((w) => w.pause(true)));
   }
 
   /** Jobs this worker is running now. */

@@ -73,11 +73,22 @@ export interface RunSummary {
   environment: boolean;
   /** Why the run stopped before its remaining stories (a refused key), when it did. */
   halt?: string;
+  /**
+   * What paused the run, when its guard locked (an emergency stop, the rate limit): it ended `aborted`,
+   * resumable, with no story failed because of the lock.
+   */
+  paused?: RunPause;
   error?: MeshflowError;
   /** Passed stories the PRD was left without marks for: `flow mark <runId>` writes them. */
   unmarked?: Unmarked;
   /** The run's folder, for messages. */
   location?: string;
+}
+
+/** Why a run paused: its guard locked, with the guard's reason (which says how to lift it). */
+export interface RunPause {
+  code: "guard_locked" | "rate_limit_exceeded";
+  reason: string;
 }
 
 /** A run in progress. */

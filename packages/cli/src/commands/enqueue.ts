@@ -93,15 +93,27 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
 
 const FINISHED = new Set(["passed", "failed"]);
 
-/** Polls the run board until every run has finished. */
-async function waitForRuns(queue: RunQueue, runIds: readonly string[]): Promise<Map<string, QueuedRun>> {
+/**
+ * Polls the run board until every run has finished; says once why a run went back to the queue when
+ * its worker paused (its guard locked), since it waits for a worker that can go on with it.
+ */
+async function waitForRuns(
+  queue: RunQueue,
+  runIds: readonly string[],
+  output: Output,
+): Promise<Map<string, QueuedRun>> {
   const done = new Map<string, QueuedRun>();
+  const told = new Set<string>();
   while (done.size < runIds.length) {
     for (const runId of runIds) {
       if (done.has(runId)) continue;
       const run = await queue.board.get(runId);
       if (!run) throw new MeshflowError("run_not_found", `queued run ${runId} is no longer in Redis`);
       if (FINISHED.has(run.status)) done.set(runId, run);
+      else if (run.status === "queued" && run.error?.includes(" paused: ") && !told.has(run.error)) {
+        told.add(run.error);
+        output.err(`flow: run ${runId} is back in the queue, no story failed: ${run.error}`);
+      }
     }
     if (done.size < runIds.length) await new Promise((r) => setTimeout(r, 250));
   }
@@ -189,6 +201,7 @@ async function enqueue(
     const runs = await waitForRuns(
       queue,
       enqueued.map((e) => e.runId),
+      output,
     );
     let allPassed = true;
     const report = [];

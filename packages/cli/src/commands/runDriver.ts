@@ -185,6 +185,10 @@ function outcome(summary: RunSummary, options: { json?: boolean }, output: Outpu
     output.err(`flow: ${problems.length ? `${problems.length} problem(s); nothing was run` : summary.error.message}`);
     return exitCodeFor(summary.error.code);
   }
+  if (summary.status === "aborted" && summary.paused) {
+    output.err(pausedMessage(summary.runId ?? "", summary.paused));
+    return EXIT.interrupted;
+  }
   if (summary.status === "aborted") {
     output.err(`run ${summary.runId} interrupted; continue it with: flow resume ${summary.runId}`);
     return EXIT.interrupted;
@@ -193,6 +197,18 @@ function outcome(summary: RunSummary, options: { json?: boolean }, output: Outpu
   if (summary.halt) output.err(`flow: the run stopped before its remaining stories: ${summary.halt}`);
   if (summary.environment) return EXIT.environment;
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * What a run paused by its guard says: what locked it, that no story failed because of it, and the
+ * `flow resume` that continues it (with a rate limit, one to raise or lift it).
+ */
+function pausedMessage(runId: string, paused: NonNullable<RunSummary["paused"]>): string {
+  const resume =
+    paused.code === "rate_limit_exceeded"
+      ? `flow resume ${runId} --calls-per-minute <n> (a higher limit; 0 turns it off)`
+      : `flow resume ${runId} (once whatever stopped it is dealt with)`;
+  return `run ${runId} paused: the guard locked (${paused.reason}); calls in flight finished, no story failed because of it; continue it with: ${resume}`;
 }
 
 export async function withEnvironment<T>(

@@ -121,9 +121,15 @@ async function work(url: string, options: WorkerOptions, output: Output): Promis
   try {
     await assertNoEviction(redis, url);
     pool = new mcp.ClientPool(mcpConfig.servers, { stderrDir: join(storeRoot, "logs") });
-    const guard = new mcp.Guard(
-      options.callsPerMinute > 0 ? { callsPerMinute: options.callsPerMinute } : { enabled: false },
-    );
+    // A lock (an emergency stop, the rate limit tripping) pauses the worker: see below.
+    let onLock: (reason: string) => void = () => {};
+    const guard = new mcp.Guard({
+      ...(options.callsPerMinute > 0 ? { callsPerMinute: options.callsPerMinute } : { enabled: false }),
+      rateLimitHint: "restart this worker with a higher --calls-per-minute <n>, or 0 to turn it off",
+      onEvent: (event) => {
+        if (event.type === "guard.locked") onLock(event.reason);
+      },
+    });
     const chain = mcp.createToolChain({ pool, guard, metrics: new mcp.MetricsCollector() });
     let runs: import("@meshflow/queue").RunJobProcessor | undefined;
     if (queues.includes("runs")) {
@@ -172,6 +178,13 @@ async function work(url: string, options: WorkerOptions, output: Output): Promis
       name,
       onEvent: (event) => output.err(`flow worker: ${describe(event, RECONNECT_CAP_MS)}`),
     });
+    onLock = (reason) => {
+      output.err(
+        `flow worker ${worker.name}: paused: its guard locked (${reason}); it takes no new jobs, calls in flight finish, ` +
+          "its active runs go back to the queue (no story fails because of the lock) for a worker whose guard is not locked; restart it to take jobs again",
+      );
+      void worker.pause(reason).catch(() => {});
+    };
     output.err(
       `flow worker ${worker.name}: processing ${queues.join(" and ")} on ${redactRedisUrl(url)} ` +
         `(prefix ${worker.settings.prefix}); SIGTERM drains and exits`,

@@ -174,11 +174,16 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
           counts: record.counts,
           stories,
           ...(tracked?.summary?.warnings.length ? { warnings: tracked.summary.warnings } : {}),
+          // The guard locked: the run stopped where it was, resumable once the guard is unlocked.
+          ...(tracked?.summary?.paused ? { paused: tracked.summary.paused } : {}),
         };
         const lines = stories.map(
           (s) => `${s.id} ${s.status}${s.summary ? `: ${s.summary}` : ""} (${s.steps.length} steps)`,
         );
-        return jsonResult(body, `run ${runId} ${status} (${record.prd})\n${lines.join("\n")}`);
+        const paused = tracked?.summary?.paused
+          ? `\npaused: the guard locked (${tracked.summary.paused.reason}); no story failed because of it; unlock the guard (flow_emergency_unlock), then continue it with: flow resume ${runId}`
+          : "";
+        return jsonResult(body, `run ${runId} ${status} (${record.prd})\n${lines.join("\n")}${paused}`);
       },
     }),
   ];

@@ -1,5 +1,6 @@
 import {
   type BudgetSpent,
+  type ErrorCode,
   type ModelCatalog,
   type ModelTextDelta,
   type RunEvent,
@@ -21,7 +22,7 @@ import type { DiscoveryFailure, ToolPlane } from "../ToolPlane.js";
 import { StepContext } from "./StepContext.js";
 import { isOutcome, type PreparedStep, type StepResult } from "./StepResult.js";
 import { stepModel } from "./stepModel.js";
-import type { CallLog, CallScope } from "./toolCall.js";
+import { type CallLog, type CallScope, GUARD_STOPS } from "./toolCall.js";
 
 interface Prepared extends PreparedStep {
   stepServers: readonly string[];
@@ -52,12 +53,11 @@ export interface StepRunnerDeps {
   consults?: ConsultSink;
   /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
   prdDir?: string;
+  /** Told when the guard refuses a call (it locked): the run pauses (see `CallScope.onGuardStop`). */
+  onGuardStop?: (code: ErrorCode, message: string) => void;
 }
 
 const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["server_unreachable", "server_crashed", "connect_timeout"]);
-
-/** Refusals of a locked guard: a step that met one has not been done, whatever it claims. */
-const GUARD_STOPS: ReadonlySet<string> = new Set(["guard_locked", "rate_limit_exceeded"]);
 
 /** A specialist's tools for a step: its servers' tools, and what skills and enrichers leave of them. */
 interface Repertoire {
@@ -240,6 +240,7 @@ export class StepRunner {
       signal,
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
       ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
+      ...(this.#deps.onGuardStop ? { onGuardStop: this.#deps.onGuardStop } : {}),
     };
     // One model budget for the step and every consultation it asks for, whoever thinks first.
     const spent: BudgetSpent = frame?.spent ?? { turns: 0, tokens: 0 };

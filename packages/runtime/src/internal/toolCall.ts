@@ -31,6 +31,16 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /**
+ * Refusals of a locked guard (an emergency stop, the rate limit that trips it): the call never reached
+ * its server, so it may run again whatever its annotations say, and the run pauses (see
+ * {@link CallScope.onGuardStop}).
+ */
+export const GUARD_STOPS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["guard_locked", "rate_limit_exceeded"]);
+
+const guardStopped = (result: ToolResult | undefined): boolean =>
+  result?.isError === true && result.code !== undefined && GUARD_STOPS.has(result.code);
+
+/**
  * Failures that say nothing about the tool, only that its server died or did not answer in time
  * (a Ctrl-C that reached the servers, a crash): a resume runs a safe call that ended so again.
  */
@@ -57,6 +67,11 @@ export interface CallScope {
    * after the story (`step7/security-agent.1`), so they never collide with the step's own.
    */
   consult?: { id: string; keyBase: string };
+  /**
+   * Told, before the refused call's result goes back to its specialist, that the guard refused a call
+   * (it locked): the run stops starting work (it pauses, resumable) rather than fail the step.
+   */
+  onGuardStop?: (code: ErrorCode, message: string) => void;
 }
 
 /** The state of one step's calls: sequence numbers, evidence, unknown outcomes. */
@@ -109,6 +124,10 @@ function contentPlace(log: CallLog, name: string, args: Record<string, unknown>,
   return `c.${digest}.${n}`;
 }
 
+/** The text of a result's content. */
+const resultText = (result: ToolResult): string =>
+  result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
+
 function refusal(code: ErrorCode, message: string): ToolResult {
   return { isError: true, code, content: [{ type: "text", text: message }] };
 }
@@ -131,7 +150,8 @@ export async function callTool(
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);
   const place = options.byContent && !tooBig ? contentPlace(log, name, args, options.again === true) : String(seq);
-  const key = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${place}`;
+  const placed = `${runId}/${storyId}/${scope.consult ? scope.consult.keyBase : `step${step}`}/${place}`;
+  let key = placed;
   const base = scope.consult ? { runId, storyId, step, consult: scope.consult.id, key } : { runId, storyId, step, key };
   if (tooBig) {
     const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
@@ -194,7 +214,7 @@ export async function callTool(
     if (result.code === "outcome_unknown") log.unknown.push(key);
     const resultDigest = digestOf(result);
     if (!replayed && result.isError && result.code && REFUSALS.has(result.code)) {
-      const text = result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join(" ");
+      const text = resultText(result);
       scope.emit({
         type: "tool.refused",
         time: eventTime(),
@@ -231,7 +251,14 @@ export async function callTool(
     log.produced?.set(result, { seq, key, tool: qualified, args });
     return result;
   };
-  const entry = await scope.journal.get(key);
+  let entry = await scope.journal.get(key);
+  // A call a locked guard refused never reached its server: an attempt after the pause runs it under a
+  // key of its own (`<key>~1`, `~2`…), the refusal staying journaled under the one before.
+  for (let retry = 1; entry?.state === "finished" && guardStopped(entry.result); retry++) {
+    key = `${placed}~${retry}`;
+    base.key = key;
+    entry = await scope.journal.get(key);
+  }
   // Read-only and idempotent calls may run twice: one that ended with a transient failure runs
   // again instead of replaying the failure.
   const safe = tool.annotations.idempotentHint === true || tool.annotations.readOnlyHint === true;
@@ -280,5 +307,6 @@ export async function callTool(
   const durationMs = Math.round(performance.now() - start);
   if (once) await scope.journal.record?.({ key, tool: qualified, argsDigest }, result, durationMs);
   else await scope.journal.finish(key, result, durationMs);
+  if (guardStopped(result) && result.code) scope.onGuardStop?.(result.code, resultText(result));
   return conclude(result, durationMs, false);
 }

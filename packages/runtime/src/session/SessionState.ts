@@ -1,7 +1,7 @@
 import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
-import type { RunDependencies } from "../RunDependencies.js";
+import type { RunDependencies, RunPause } from "../RunDependencies.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunHandle } from "../store/RunStore.js";
 import { AbortRace } from "./AbortRace.js";
@@ -30,6 +30,8 @@ export class SessionState {
   #marks: PassMarks | undefined;
   /** Passed stories whose marks the PRD did not hold when the run ended (set by {@link settle}). */
   unmarked: Unmarked | undefined;
+  /** What paused the run (its guard locked), when something did: the run stops, resumable. */
+  paused: RunPause | undefined;
 
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
@@ -79,8 +81,19 @@ export class SessionState {
         started: (frame) => this.consults?.started(frame),
         done: (frame, end) => this.consults?.done(frame, end),
       },
+      onGuardStop: (code, reason) => this.pause(code === "guard_locked" ? code : "rate_limit_exceeded", reason),
     });
     return this.runner;
+  }
+
+  /**
+   * Pauses the run because its guard locked (`guard_locked`, `rate_limit_exceeded`): as a Ctrl-C does,
+   * nothing new starts and calls in flight finish; the steps the lock interrupted are not concluded, so
+   * no story fails because of it and a resume runs them again. The first reason is kept.
+   */
+  pause(code: RunPause["code"], reason: string): void {
+    this.paused ??= { code, reason };
+    this.controller.abort();
   }
 
   requireHandle(): RunHandle {

@@ -46,6 +46,7 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
     counts: context.counts,
     environment: context.environment,
     ...(context.halt !== undefined ? { halt: context.halt } : {}),
+    ...(state.paused && status === "aborted" ? { paused: state.paused } : {}),
     ...(error ? { error } : {}),
     ...(state.unmarked ? { unmarked: state.unmarked } : {}),
     ...(handle ? { location: handle.location } : {}),
