@@ -186,7 +186,10 @@ describe("the PRD workflow of runs flow run did not start", () => {
     for (const name of ["a", "b"]) writeFileSync(join(repo.slowRoot, `release-${name}`), "");
     await until("the run to end", () => events().some((e) => e.type === "run.finished"));
     const all = events();
-    expect(all.find((e) => e.type === "run.finished"), JSON.stringify(all.filter((e) => e.type === "step.finished"))).toMatchObject({ status: "passed", passed: 2 });
+    expect(
+      all.find((e) => e.type === "run.finished"),
+      JSON.stringify(all.filter((e) => e.type === "step.finished")),
+    ).toMatchObject({ status: "passed", passed: 2 });
     const consults = all.filter((e) => e.type === "consult.done");
     expect(consults.map((e) => (e as { storyId?: string }).storyId).sort()).toEqual(["US-001", "US-002"]);
     // Refused where a commit per story is asked for: stories side by side would mix their files.

@@ -7,8 +7,9 @@ import {
   type ModelResponse,
   writeFileAtomic,
 } from "@meshflow/core";
-import { z } from "zod";
 import type { ChatModel, ChatRequest, TextListener, TurnRef } from "./ChatModel.js";
+import { CassetteSchema } from "./internal/CassetteSchema.js";
+import { describeDifference, type RecordedContext, type RequestParts, type TurnResults } from "./RequestParts.js";
 
 /** One recorded model turn of a cassette. */
 export interface CassetteTurn {
@@ -25,42 +26,18 @@ export interface CassetteTurn {
    */
   responseDigest: string;
   latencyMs: number;
+  /** A step's first turn: the parts its requests were built from (to name what changed at a replay). */
+  parts?: RequestParts;
+  /** A step's first turn: the run context its prompt was built from (the replay builds it from this). */
+  context?: RecordedContext;
+  /** A later turn: whether each tool call of the turn before failed. */
+  results?: TurnResults;
 }
 
 /** The digest a cassette records for a response ({@link CassetteTurn.responseDigest}). */
 function responseDigestOf(response: ModelResponse): string {
   return digestOf(response);
 }
-
-const CassetteSchema = z.strictObject({
-  cassette: z.literal(1),
-  turns: z.array(
-    z.strictObject({
-      storyId: z.string(),
-      step: z.number().int(),
-      turn: z.number().int().positive(),
-      model: z.string(),
-      requestDigest: z.string(),
-      // Optional here so that a cassette from before digests gets the message below, not a schema error.
-      responseDigest: z.string().optional(),
-      response: z.strictObject({
-        text: z.string(),
-        toolCalls: z.array(
-          z.strictObject({
-            id: z.string(),
-            name: z.string(),
-            input: z.record(z.string(), z.unknown()),
-            invalid: z.string().optional(),
-          }),
-        ),
-        usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }),
-        finishReason: z.string(),
-        warnings: z.array(z.string()).optional(),
-      }),
-      latencyMs: z.number(),
-    }),
-  ),
-});
 
 const keyOf = (storyId: string, step: number, turn: number) => `${storyId}/step${step}/turn${turn}`;
 
@@ -119,6 +96,11 @@ export class Cassette {
 
   get(storyId: string, step: number, turn: number): CassetteTurn | undefined {
     return this.#turns.get(keyOf(storyId, step, turn));
+  }
+
+  /** The run context a step's prompt was recorded with (its first turn's), when the cassette kept it. */
+  contextOf(storyId: string, step: number): RecordedContext | undefined {
+    return this.get(storyId, step, 1)?.context;
   }
 
   /** The model that answered a story's first recorded turn (a replay needs no `--model`). */
@@ -196,11 +178,20 @@ export class ReplayingChatModel implements ChatModel {
         "replay_mismatch",
         `${where}: ${this.#cassette.file} has no recording of it (record the run again with --record)`,
       );
-    if (recorded.requestDigest !== turn.requestDigest)
+    if (recorded.requestDigest !== turn.requestDigest) {
+      const first = this.#cassette.get(turn.storyId, turn.step, 1);
+      const part = describeDifference(
+        { parts: first?.parts, results: recorded.results },
+        { parts: turn.parts, results: turn.results },
+        turn.turn,
+      );
       throw new MeshflowError(
         "replay_mismatch",
-        `${where}: the request differs from the one ${this.#cassette.file} recorded (the story, the specialist's instructions, the tools or an earlier turn changed; record again with --record)`,
+        part
+          ? `${where}: the request differs from the one ${this.#cassette.file} recorded, ${part}\n(record again with --record)`
+          : `${where}: the request differs from the one ${this.#cassette.file} recorded (the story, the specialist's instructions, the tools or an earlier turn changed; record again with --record)`,
       );
+    }
     // Before the loop sees the response, so none of its calls runs when it was edited after recording.
     if (responseDigestOf(recorded.response) !== recorded.responseDigest)
       throw new MeshflowError(
@@ -208,6 +199,10 @@ export class ReplayingChatModel implements ChatModel {
         `${where}: the response ${this.#cassette.file} holds is not the one recorded (its responseDigest differs: the file was edited); none of its calls ran; record again with --record`,
       );
     return recorded.response;
+  }
+
+  recordedContext(storyId: string, step: number): RecordedContext | undefined {
+    return this.#cassette.contextOf(storyId, step);
   }
 }
 
@@ -244,6 +239,9 @@ export class RecordingChatModel implements ChatModel {
       response,
       responseDigest: responseDigestOf(response),
       latencyMs: Math.round(performance.now() - started),
+      ...(turn.turn === 1 && turn.parts ? { parts: turn.parts } : {}),
+      ...(turn.turn === 1 && turn.context ? { context: turn.context } : {}),
+      ...(turn.turn > 1 && turn.results ? { results: turn.results } : {}),
     });
     return response;
   }

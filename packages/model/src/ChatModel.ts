@@ -1,4 +1,5 @@
 import type { ModelProvider, ModelResponse } from "@meshflow/core";
+import type { RecordedContext, RequestParts, TurnResults } from "./RequestParts.js";
 
 /** A message of a model conversation, in meshflow's provider-neutral form. */
 export type ChatMessage =
@@ -28,6 +29,12 @@ export interface TurnRef {
   step: number;
   turn: number;
   requestDigest: string;
+  /** The parts the step's requests are built from (a cassette keeps its first turn's, to name a change). */
+  parts?: RequestParts;
+  /** What the run remembered when the step's prompt was built (a cassette keeps it for its replay). */
+  context?: RecordedContext;
+  /** Whether each tool call of the turn before failed (absent on a step's first turn). */
+  results?: TurnResults;
 }
 
 /**
@@ -44,6 +51,11 @@ export interface ChatModel {
   readonly name: string;
   /** True when answers come from a recording (no key, no network). */
   readonly replaying?: boolean;
+  /**
+   * A recording's run context for a step: the step's prompt is built from it instead of what the run
+   * remembers now (a later run grew the memory), so the replay asks what the recording answered.
+   */
+  recordedContext?(storyId: string, step: number): RecordedContext | undefined;
   /**
    * Answers one turn. With `onText`, a model that can stream hands the text out as it arrives; the
    * response is the same either way (a recording answers without streaming).

@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
 import {
-  canonicalJson,
   isMeshflowError,
   MODEL_PROVIDER_PARTS,
   type ModelClaim,
@@ -11,13 +9,14 @@ import {
   type ModelTask,
   type StepModel,
   type StepStatus,
-  sha256Hex,
   shorten,
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
+import { RequestDigest } from "./internal/RequestDigest.js";
 import { resultForModel } from "./internal/resultText.js";
 import { offeredTools, requestSize } from "./offeredTools.js";
 import { FINISHING_TOOLS, type FinishingTool, REMINDER, systemPrompt, taskMessage } from "./prompt.js";
+import { contextOf, requestParts, type TurnResults } from "./RequestParts.js";
 
 /** Limits of one step's model loop. Every one is a flag of `flow run`. */
 export interface ModelBudgets {
@@ -51,36 +50,10 @@ function isFinishing(name: string): name is FinishingTool {
   return Object.hasOwn(FINISHING_TOOLS, name);
 }
 
-/** A message as the digest sees it: tool results reduced to whether they failed. */
-function digestPart(message: ChatMessage): unknown {
-  return message.role === "tool"
-    ? { role: "tool", results: message.results.map((r) => ({ id: r.id, isError: r.isError })) }
-    : message;
-}
-
-/**
- * The digest a turn is journaled and recorded under: the instructions, the tools and the conversation,
- * with tool results reduced to whether they failed — live tools may answer with times, paths or ids,
- * and a replay must not break on them. A chain: the digest of the instructions and tools, then each
- * message folded in, so a step's turns digest in time linear in what they add.
- */
-class RequestDigest {
-  #digest: string;
-  #folded = 0;
-
-  constructor(system: string, tools: readonly ChatTool[]) {
-    this.#digest = sha256Hex(canonicalJson({ system, tools }));
-  }
-
-  /** The digest of a request whose first messages are those folded so far. */
-  of(messages: readonly ChatMessage[]): string {
-    for (; this.#folded < messages.length; this.#folded++)
-      this.#digest = createHash("sha256")
-        .update(this.#digest)
-        .update(canonicalJson(digestPart(messages[this.#folded] as ChatMessage)))
-        .digest("hex");
-    return this.#digest;
-  }
+/** Whether each tool call of the conversation's last tool message failed. */
+function lastResults(messages: readonly ChatMessage[]): TurnResults {
+  const last = messages.at(-1);
+  return last?.role === "tool" ? last.results.map((r) => ({ name: r.name, isError: r.isError })) : [];
 }
 
 /** Which variables hold a provider's key, for a refused key's message. */
@@ -113,10 +86,16 @@ export class ModelLoop implements StepModel {
     return requestSize(task, this.#tools(task).tools);
   }
 
-  async run(task: ModelTask, io: ModelStepIO): Promise<ModelClaim> {
+  async run(given: ModelTask, io: ModelStepIO): Promise<ModelClaim> {
+    // A replay builds the step's prompt from the run context its recording kept, not from what the
+    // run remembers now (later runs grew the story memory): it asks what the recording answered.
+    const recordedContext = this.#chat.recordedContext?.(given.storyId, given.step);
+    const task = recordedContext ? { ...given, ...recordedContext } : given;
     const budgets = this.#budgets;
     const { tools, qualified } = this.#tools(task);
     const system = systemPrompt(task);
+    const parts = requestParts(task, system, tools);
+    const context = contextOf(task);
     const messages: ChatMessage[] = [{ role: "user", text: taskMessage(task) }];
     const digests = new RequestDigest(system, tools);
     const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
@@ -172,7 +151,15 @@ export class ModelLoop implements StepModel {
           const onText = io.onText?.bind(io, turn);
           response = await this.#chat.generate(
             request,
-            { storyId: task.storyId, step: task.step, turn, requestDigest: digest },
+            {
+              storyId: task.storyId,
+              step: task.step,
+              turn,
+              requestDigest: digest,
+              parts,
+              context,
+              ...(turn > 1 ? { results: lastResults(messages) } : {}),
+            },
             signal,
             onText,
           );

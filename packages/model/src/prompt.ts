@@ -41,18 +41,42 @@ export function systemPrompt(task: ModelTask): string {
  * steps, and what the run remembers (finished stories, learnings) when it has any.
  */
 export function taskMessage(task: ModelTask): string {
+  const { head, tail } = storyLines(task);
+  return [...head, ...memoryLines(task), ...tail].join("\n");
+}
+
+/** The story part of a step's first message (everything but what the run remembers). */
+export function storyText(task: ModelTask): string {
+  const { head, tail } = storyLines(task);
+  return [...head, ...tail].join("\n");
+}
+
+/** What the run remembers in a step's first message: finished stories and learnings (empty when none). */
+export function memoryText(task: ModelTask): string {
+  return memoryLines(task).join("\n").trim();
+}
+
+/** The story's lines before and after the memory's place in the message. */
+function storyLines(task: ModelTask): { head: string[]; tail: string[] } {
   const { story } = task;
-  const lines = [`# Story ${story.id}: ${story.title}`];
-  if (story.description) lines.push("", story.description);
+  const head = [`# Story ${story.id}: ${story.title}`];
+  if (story.description) head.push("", story.description);
   if (story.acceptanceCriteria.length)
-    lines.push("", "## Acceptance criteria", ...story.acceptanceCriteria.map((c) => `- ${c}`));
-  if (story.notes) lines.push("", "## Notes", story.notes);
+    head.push("", "## Acceptance criteria", ...story.acceptanceCriteria.map((c) => `- ${c}`));
+  if (story.notes) head.push("", "## Notes", story.notes);
   if (task.earlier.length)
-    lines.push(
+    head.push(
       "",
       "## Earlier steps of this story",
       ...task.earlier.map((e) => `- step ${e.step} (${e.specialist}): ${e.status}: ${e.summary}`),
     );
+  const tail = ["", `Do step ${task.step} of this story now.`];
+  if (task.ask) tail.push("", task.ask);
+  return { head, tail };
+}
+
+function memoryLines(task: ModelTask): string[] {
+  const lines: string[] = [];
   if (task.finished?.length)
     lines.push(
       "",
@@ -65,9 +89,7 @@ export function taskMessage(task: ModelTask): string {
       "## Learnings from earlier stories (newest first)",
       ...task.learnings.map((l) => `- ${l.prd} ${l.storyId}: ${l.text}`),
     );
-  lines.push("", `Do step ${task.step} of this story now.`);
-  if (task.ask) lines.push("", task.ask);
-  return lines.join("\n");
+  return lines;
 }
 
 /** The reminder sent once when a reply calls no tool at all. */

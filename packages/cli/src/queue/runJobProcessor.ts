@@ -53,7 +53,7 @@ export function queuedPrdFolder(workdir: string, placement: string): string {
  * and with `"git": {"commit": true}` its stories are committed to that folder's repository — as a
  * `flow run` of it there would. The run itself reads the copy in the worker's store.
  */
-export function queuedProjectPrd(workdir: string, placement: string, file: string): string {
+function queuedProjectPrd(workdir: string, placement: string, file: string): string {
   return join(queuedPrdFolder(workdir, placement), basename(placement || file));
 }
 
