@@ -38,7 +38,8 @@ Exit codes:
 
 /** The exit-code table of the run commands: Ctrl-C is one more way to end. */
 export const RUN_EXIT_CODES_HELP = `${EXIT_CODES_HELP}
-  130  interrupted (Ctrl-C): calls in flight were recorded; continue with flow resume <runId>`;
+  130  interrupted (Ctrl-C, or paused by its guard locking: a rate limit, an emergency stop): calls in
+       flight were recorded, no story failed because of it; continue with flow resume <runId>`;
 
 /** The environment that tunes V8 for `flow run` and `flow resume` (see runV8Flags.ts). */
 export const RUN_V8_HELP = `V8 settings (environment):
