@@ -41,9 +41,12 @@ function workspace(stories: number, steps?: readonly number[], notes = true): { 
   return { dir, prd };
 }
 
+/** Steps of each story of the PRD of one-step stories (the memory check's second shape). */
+const ONE_STEP: readonly number[] = [1];
+
 /** The whole `flow run` process with the shipped specialists, the run store and the write-back on. */
-function flowRun(stories: number, notes = true): Sample {
-  const { dir, prd } = workspace(stories, undefined, notes);
+function flowRun(stories: number, notes = true, steps?: readonly number[]): Sample {
+  const { dir, prd } = workspace(stories, steps, notes);
   const rssFile = join(dir, "rss.txt");
   try {
     const start = performance.now();
@@ -127,6 +130,8 @@ export async function runMcpSuite(): Promise<Row[]> {
     bare.push(flowRun(STORIES, false));
   }
   const big = BIG > 0 ? flowRun(BIG) : undefined;
+  // The other shape of PRD: one step (one call) a story, at both sizes.
+  const oneStep = BIG > 0 ? { small: flowRun(STORIES, true, ONE_STEP), big: flowRun(BIG, true, ONE_STEP) } : undefined;
 
   const one = workspace(1, [7]);
   const oneFlow: number[] = [];
@@ -209,6 +214,20 @@ export async function runMcpSuite(): Promise<Row[]> {
       case: `flow run, ${(BIG * 3).toLocaleString("en-US")} real calls`,
       value: big.ms / 1000,
       unit: "s",
+    });
+  }
+  if (oneStep) {
+    const small = oneStep.small.maxRssKb / 1024;
+    const large = oneStep.big.maxRssKb / 1024;
+    rows.push({ suite: "run-mcp", case: `flow run peak RSS, ${STORIES} one-step stories`, value: small, unit: "MB" });
+    rows.push({
+      suite: "run-mcp",
+      case: `flow run peak RSS, ${BIG} one-step stories`,
+      value: large,
+      unit: "MB",
+      baseline: { label: `${STORIES} one-step stories`, value: small },
+      goal: "≤ 1.15×",
+      pass: large <= 1.15 * small,
     });
   }
   const fOne = median(oneFlow);
