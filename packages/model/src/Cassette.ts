@@ -8,7 +8,7 @@ import {
   writeFileAtomic,
 } from "@meshflow/core";
 import { z } from "zod";
-import type { ChatModel, ChatRequest, TextListener, TurnRef } from "./ChatModel.js";
+import type { ChatModel, ChatRequest, TextListener, TurnRef, WaitListener } from "./ChatModel.js";
 
 /** One recorded model turn of a cassette. */
 export interface CassetteTurn {
@@ -53,7 +53,12 @@ const CassetteSchema = z.strictObject({
             invalid: z.string().optional(),
           }),
         ),
-        usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }),
+        usage: z.strictObject({
+          inputTokens: z.number(),
+          outputTokens: z.number(),
+          cacheReadTokens: z.number().optional(),
+          cacheWriteTokens: z.number().optional(),
+        }),
         finishReason: z.string(),
         warnings: z.array(z.string()).optional(),
       }),
@@ -232,9 +237,10 @@ export class RecordingChatModel implements ChatModel {
     turn: TurnRef,
     signal: AbortSignal,
     onText?: TextListener,
+    onWait?: WaitListener,
   ): Promise<ModelResponse> {
     const started = performance.now();
-    const response = await this.#inner.generate(request, turn, signal, onText);
+    const response = await this.#inner.generate(request, turn, signal, onText, onWait);
     this.#cassette.add({
       storyId: turn.storyId,
       step: turn.step,

@@ -3,8 +3,13 @@ import type { ScriptedToolCall } from "./ScriptedToolCall.js";
 
 /** Token usage the scripted model reports. */
 export interface ScriptedUsage {
+  /** Every input token, those read from and written to the prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens read from the prompt cache (Anthropic `cache_read_input_tokens`, OpenAI `cached_tokens`). */
+  cacheReadTokens?: number;
+  /** Input tokens written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
 }
 
 /**
@@ -20,7 +25,11 @@ export type ScriptedReply =
       delayMs?: number;
       hold?: PromiseLike<unknown>;
     }
-  | { error: { status: number; message: string }; delayMs?: number };
+  | {
+      /** An HTTP error in the API's format; `headers` go with it (`{"retry-after": "2"}`). */
+      error: { status: number; message: string; headers?: Record<string, string> };
+      delayMs?: number;
+    };
 
 /** Decides the reply to one request; `index` is the request's position in `ScriptedModelServer.requests`. */
 export type ScriptedHandler = (request: ReceivedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>;
