@@ -153,6 +153,7 @@ export {
   type RunEventType,
   sumTokens,
   type TokenCount,
+  turnTokens,
 } from "./run/RunEvent.js";
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";

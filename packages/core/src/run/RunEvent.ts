@@ -30,6 +30,19 @@ export function addTokens(sum: TokenCount, c: TokenCount): TokenCount {
   return sum;
 }
 
+/** A model turn's report (a `model.turn` event) as a token count of one turn, cache and cost included. */
+export function turnTokens(e: Omit<ModelTurnReport, "replayed">): TokenCount {
+  return {
+    input: e.inputTokens,
+    output: e.outputTokens,
+    turns: 1,
+    ...(e.cacheReadTokens ? { cacheRead: e.cacheReadTokens } : {}),
+    ...(e.cacheWriteTokens ? { cacheWrite: e.cacheWriteTokens } : {}),
+    ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
+    ...(e.costUnknown ? { unpricedTurns: 1 } : {}),
+  };
+}
+
 /** The sum of token counts (a story's steps, a run's stories); undefined when none has a turn. */
 export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenCount | undefined {
   let sum: TokenCount | undefined;

@@ -1,10 +1,11 @@
-import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
+import { eventTime, MeshflowError, type RunEvent, type RunSpent, toMeshflowError } from "@meshflow/core";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
 import type { RunDependencies } from "../RunDependencies.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunHandle } from "../store/RunStore.js";
 import { AbortRace } from "./AbortRace.js";
+import { costSoFar } from "./costSoFar.js";
 import { Outbox } from "./Outbox.js";
 import { PassMarks, type Unmarked } from "./PassMarks.js";
 
@@ -30,6 +31,8 @@ export class SessionState {
   #marks: PassMarks | undefined;
   /** Passed stories whose marks the PRD did not hold when the run ended (set by {@link settle}). */
   unmarked: Unmarked | undefined;
+  /** What the run's models have cost (`--max-run-cost`): a resumed run's earlier steps included. */
+  readonly runSpent: RunSpent = { costUsd: 0 };
 
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
@@ -60,6 +63,7 @@ export class SessionState {
     this.handle = handle;
     this.plan = plan;
     const { deps } = this;
+    this.#countEarlierCost(handle);
     this.runner = new StepRunner({
       runId: handle.runId,
       plane: deps.plane,
@@ -75,12 +79,30 @@ export class SessionState {
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
       ...(deps.onModelText ? { onModelText: deps.onModelText } : {}),
+      ...(deps.onModelWait ? { onModelWait: deps.onModelWait } : {}),
+      runSpent: this.runSpent,
       consults: {
         started: (frame) => this.consults?.started(frame),
         done: (frame, end) => this.consults?.done(frame, end),
       },
     });
     return this.runner;
+  }
+
+  /**
+   * Adds what a resumed run's models spent before it stopped: the events recorded before now (a new
+   * run has none). Read in the background; the cost is a sum, so steps that start meanwhile lose nothing.
+   */
+  #countEarlierCost(handle: RunHandle): void {
+    const now = eventTime();
+    handle
+      .events()
+      .then((events) => {
+        this.runSpent.costUsd += costSoFar(events.filter((e) => e.time < now));
+      })
+      .catch((error: unknown) => {
+        this.warnings.push(`the cost of the run's earlier steps is not known: ${toMeshflowError(error).message}`);
+      });
   }
 
   requireHandle(): RunHandle {
