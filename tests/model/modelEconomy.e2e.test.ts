@@ -29,7 +29,13 @@ const pass = (summary: string) => call("step_pass", { summary });
 const write = (files: string) => call("filesystem__write_file", { path: join(files, "out.txt"), content: "done\n" });
 
 function story(model: string, servers = ["filesystem"]) {
-  return { title: "Read files", description: "As a user I want files read.", mavenSteps: [7], mcpTools: { step7: servers }, model };
+  return {
+    title: "Read files",
+    description: "As a user I want files read.",
+    mavenSteps: [7],
+    mcpTools: { step7: servers },
+    model,
+  };
 }
 
 const turnsOf = (events: RunEvent[]) =>
@@ -85,7 +91,10 @@ describe("flow run's model economy", () => {
     expect(unknown.stdout).not.toContain("$0.0000");
 
     const prices = join(ws.dir, "prices.yaml");
-    writeFileSync(prices, 'date: "2026-11-01"\nmodels:\n  anthropic:claude-next: { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 }\n');
+    writeFileSync(
+      prices,
+      'date: "2026-11-01"\nmodels:\n  anthropic:claude-next: { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 }\n',
+    );
     server.enqueue(...script());
     ws.writePrd([story("anthropic:claude-next")]);
     const priced = await flow(["run", "prd.json", "--json", "--prices", prices]);
@@ -132,20 +141,27 @@ describe("flow run's model economy", () => {
     const { ws, server, flow } = await workspace();
     const read = (id: string) => ({ name: "slow__timed_read", input: { log: "calls.log", id, meet: 3 } });
     server.enqueue(
-      { toolCalls: [read("r1"), read("r2"), read("r3"), { name: "slow__timed_write", input: { log: "calls.log", id: "w4" } }] },
+      {
+        toolCalls: [
+          read("r1"),
+          read("r2"),
+          read("r3"),
+          { name: "slow__timed_write", input: { log: "calls.log", id: "w4" } },
+        ],
+      },
       pass("read three, wrote one"),
     );
     ws.writePrd([story("anthropic:claude-sonnet-4-5", ["slow"])]);
     const run = await flow(["run", "prd.json", "--json"]);
     expect(run.code, run.stderr + run.stdout.slice(-3000)).toBe(0);
-    const at = new Map(
+    const at = new Map<string, number>(
       ws
         .read("calls.log")
         .trim()
         .split("\n")
         .map((line) => {
           const [what, id, ms] = line.split(" ");
-          return [`${what} ${id}`, Number(ms)] as const;
+          return [`${what} ${id}`, Number(ms)];
         }),
     );
     const t = (key: string) => at.get(key) ?? Number.NaN;
@@ -163,7 +179,9 @@ describe("flow run's model economy", () => {
   it("trims the oldest tool results when the conversation would outgrow the window, finishes, and replays as recorded", async () => {
     const { ws, server, flow } = await workspace({ contextWindow: 6_000 });
     const script = () => [
-      ...["a", "b", "c", "d", "e", "f"].map((f) => call("filesystem__read_text_file", { path: join(ws.files, `${f}.txt`) })),
+      ...["a", "b", "c", "d", "e", "f"].map((f) =>
+        call("filesystem__read_text_file", { path: join(ws.files, `${f}.txt`) }),
+      ),
       write(ws.files),
       pass("read six files"),
     ];
@@ -174,7 +192,11 @@ describe("flow run's model economy", () => {
     const run = await flow(["run", "prd.json", "--json", "--context-window", "6000", "--record", cassette]);
     expect(run.code, run.stderr + run.stdout.slice(-3000)).toBe(0);
     expect(turnsOf(parseEvents(run.stdout)).some((t) => (t.trimmedResults ?? 0) > 0)).toBe(true);
-    const texts = server.requests.at(-1)?.messages.flatMap((m) => m.toolResults ?? []).map((r) => r.text) ?? [];
+    const texts =
+      server.requests
+        .at(-1)
+        ?.messages.flatMap((m) => m.toolResults ?? [])
+        .map((r) => r.text) ?? [];
     expect(texts[0]).toMatch(/^\[trimmed: this filesystem__read_text_file result/);
 
     await server.close();

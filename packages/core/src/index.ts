@@ -59,11 +59,7 @@ export {
 } from "./model/ModelName.js";
 export type { ModelTextDelta } from "./model/ModelTextDelta.js";
 export type { ModelWait } from "./model/ModelWait.js";
-export {
-  type ModelPrice,
-  ModelPricesSchema,
-  type PriceFile,
-} from "./model/prices/ModelPrice.js";
+export type { ModelPrice, PriceFile } from "./model/prices/ModelPrice.js";
 export {
   overridePrices,
   type PriceTable,

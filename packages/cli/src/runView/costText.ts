@@ -3,7 +3,7 @@ import type { TokenCount } from "@meshflow/core";
 const n = (v: number) => v.toLocaleString("en-US");
 
 /** `$0.0123`: dollars to four decimals (a turn costs fractions of a cent). */
-export function dollars(usd: number): string {
+function dollars(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 

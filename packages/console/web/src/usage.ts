@@ -13,7 +13,7 @@ export function costPart(t: Pick<TokenCount, "costUsd" | "unpricedTurns">): stri
 }
 
 /** ` (900 from cache)` after an input count, or "". */
-export function cachePart(read: number | undefined, write: number | undefined): string {
+function cachePart(read: number | undefined, write: number | undefined): string {
   const parts = [read ? `${num(read)} from cache` : "", write ? `${num(write)} to cache` : ""].filter(Boolean);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }

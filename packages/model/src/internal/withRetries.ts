@@ -1,7 +1,7 @@
 import { retryAfterMs } from "./retryAfter.js";
 
 /** A wait before the next try of a failed request. */
-export interface RetryWait {
+interface RetryWait {
   /** The failed answer's HTTP status; undefined for a dropped connection. */
   status?: number;
   waitMs: number;
@@ -26,7 +26,7 @@ export interface RetryOptions {
 }
 
 /** The default of {@link RetryOptions.maxRetryWaitMs}. */
-export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
 /** What a failed request tells about itself: the AI SDK's `APICallError` fields, read without loading the SDK. */
 interface ApiFailure {

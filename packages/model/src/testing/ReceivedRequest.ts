@@ -1,5 +1,5 @@
-import type { ScriptedUsage } from "./ScriptedReply.js";
 import type { ScriptedToolCall } from "./ScriptedToolCall.js";
+import type { ScriptedUsage } from "./ScriptedUsage.js";
 
 /** One message of a received request, normalised across the two wire formats. */
 export interface ReceivedMessage {

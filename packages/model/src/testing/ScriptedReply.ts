@@ -1,16 +1,6 @@
 import type { ReceivedRequest } from "./ReceivedRequest.js";
 import type { ScriptedToolCall } from "./ScriptedToolCall.js";
-
-/** Token usage the scripted model reports. */
-export interface ScriptedUsage {
-  /** Every input token, those read from and written to the prompt cache included. */
-  inputTokens: number;
-  outputTokens: number;
-  /** Input tokens read from the prompt cache (Anthropic `cache_read_input_tokens`, OpenAI `cached_tokens`). */
-  cacheReadTokens?: number;
-  /** Input tokens written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
-  cacheWriteTokens?: number;
-}
+import type { ScriptedUsage } from "./ScriptedUsage.js";
 
 /**
  * One scripted model turn: text and/or tool calls, or an HTTP error; `delayMs` waits before answering.

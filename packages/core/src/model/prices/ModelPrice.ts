@@ -7,7 +7,7 @@ const perMillion = (what: string) => z.number().nonnegative().describe(`US dolla
  * override may change one (a context window alone); a model's cost is known when it has `input` and
  * `output`.
  */
-export const ModelPriceSchema = z
+const ModelPriceSchema = z
   .strictObject({
     input: perMillion("input tokens no cache held").optional(),
     output: perMillion("output tokens").optional(),
