@@ -29,6 +29,8 @@ export interface ReceivedRequest {
    * what the provider would bill, cache reads and writes included.
    */
   usage?: ScriptedUsage;
+  /** Milliseconds the server spent on the exchange, from its arrival to the answer's end (set once answered). */
+  serverMs?: number;
 }
 
 /**

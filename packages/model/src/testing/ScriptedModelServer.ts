@@ -142,14 +142,17 @@ export class ScriptedModelServer {
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const controller = new AbortController();
+    const started = performance.now();
+    const exchange: { received?: ReceivedRequest } = {};
     this.#inFlight.add(controller);
     // `close` fires when the answer is done or the client went away; either way nothing more is written.
     response.on("close", () => {
       controller.abort();
       this.#inFlight.delete(controller);
+      if (exchange.received) exchange.received.serverMs = performance.now() - started;
     });
     try {
-      await this.#route(request, response, controller.signal);
+      await this.#route(request, response, controller.signal, exchange);
     } catch (error) {
       const message = `scripted model server: internal error: ${error instanceof Error ? error.message : String(error)}`;
       if (response.headersSent) response.destroy();
@@ -157,7 +160,12 @@ export class ScriptedModelServer {
     }
   }
 
-  async #route(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  async #route(
+    request: IncomingMessage,
+    response: ServerResponse,
+    signal: AbortSignal,
+    exchange: { received?: ReceivedRequest },
+  ): Promise<void> {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     const headers = lowerCaseHeaders(request);
     if (request.method === "GET" && path === "/v1/models") {
@@ -203,6 +211,7 @@ export class ScriptedModelServer {
       toolResults: trailingToolResults(parsed.messages),
     };
     const index = this.requests.push(received) - 1;
+    exchange.received = received;
     const inputTokens = Math.ceil(raw.length / 4);
 
     const { apiKey } = this.#options;
