@@ -43,7 +43,9 @@ export async function mastraStep(baseUrl: string, dir: string): Promise<PeerStep
     import("@mastra/mcp"),
     import("@ai-sdk/anthropic"),
   ]);
-  const mcp = new MCPClient({ servers: { filesystem: { command: process.execPath, args: [FILESYSTEM, dir] } } });
+  const mcp = new MCPClient({
+    servers: { filesystem: { command: process.execPath, args: [FILESYSTEM, dir], stderr: "ignore" } },
+  });
   const tools = await mcp.listTools();
   const agent = new Agent({
     id: "development-agent",
