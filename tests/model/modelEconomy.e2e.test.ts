@@ -112,6 +112,22 @@ describe("flow run's model economy", () => {
     );
   });
 
+  it("--max-run-cost stops every step once the run's models spent it, naming what they spent", async () => {
+    const { ws, server, flow } = await workspace();
+    server.enqueue(call("filesystem__list_directory", { path: ws.files }), write(ws.files), pass("listed"));
+    ws.writePrd([story("anthropic:claude-sonnet-4-5"), story("anthropic:claude-sonnet-4-5")]);
+    const run = await flow(["run", "prd.json", "--json", "--max-run-cost", "0.000001"]);
+    expect(run.code).toBe(1);
+    // The first turn spent the budget: the first step's next turn and the second step never asked.
+    expect(server.requests).toHaveLength(1);
+    const finished = parseEvents(run.stdout).filter((e) => e.type === "step.finished") as Array<{ summary: string }>;
+    expect(finished).toHaveLength(2);
+    for (const step of finished)
+      expect(step.summary).toMatch(
+        /budget_exhausted: --max-run-cost \$0\.0000 reached: the run's models spent \$0\.\d{4}/,
+      );
+  });
+
   it("waits ~2 s once for a 429 with Retry-After: 2, and journals the turn once", async () => {
     const arrived: number[] = [];
     const script: ScriptedReply[] = [];
