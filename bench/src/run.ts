@@ -7,6 +7,7 @@ import { gatewaySuite } from "./suites/gateway.js";
 import { harnessSuite } from "./suites/harness.js";
 import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
+import { modelEconomySuite } from "./suites/modelEconomy.js";
 import { parallelSuite } from "./suites/parallel.js";
 import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
@@ -24,6 +25,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   harness: harnessSuite,
   mcp: mcpSuite,
   model: modelSuite,
+  "model-economy": modelEconomySuite,
   parallel: parallelSuite,
   queue: queueSuite,
   resolver: resolverSuite,

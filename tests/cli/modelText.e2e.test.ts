@@ -98,4 +98,20 @@ describe("the model's words on the terminal", () => {
     expect(events.filter((e) => e.type === "model.turn").map((e) => e.turn)).toEqual([1, 2]);
     expect(server.requests.map((r) => r.stream)).toEqual([false, false, false, false]);
   });
+
+  it("on a TTY a 429's wait shows under the step, as the provider's Retry-After asks, until the turn goes on", async () => {
+    server = await ScriptedModelServer.start({ apiKey: KEY });
+    const ws = modelWorkspace(server, KEY);
+    server.enqueue({ error: { status: 429, message: "rate limited", headers: { "retry-after": "2" } } });
+    story(ws, server);
+    const flow = ws.flowOnTerminal(["run", "prd.json", "--run-id", "waited"]);
+    try {
+      await flow.waitFor("429 rate limited: waiting");
+      expect(flow.screen()).toMatch(/⏸ turn 1 429 rate limited: waiting 2\.\d s \(Retry-After\), then try 2/);
+      expect(await flow.exit, flow.screen()).toBe(0);
+    } finally {
+      flow.stop();
+    }
+    expect(ws.read("hello.txt")).toBe("hello\n");
+  });
 });

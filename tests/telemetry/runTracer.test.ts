@@ -49,6 +49,9 @@ describe("Tracing.runSink", () => {
         model: "claude-sonnet-4-5",
         inputTokens: 1200,
         outputTokens: 80,
+        cacheReadTokens: 1000,
+        cacheWriteTokens: 150,
+        costUsd: 0.00202,
         latencyMs: 30,
         toolCalls: ["fs__write_file"],
       },
@@ -70,6 +73,7 @@ describe("Tracing.runSink", () => {
         step: 1,
         status: "failed",
         summary: "no write",
+        tokens: { input: 1200, output: 80, cacheRead: 1000, cacheWrite: 150, turns: 1, costUsd: 0.00202 },
       },
       { ...base, time: t(51), type: "story.finished", storyId: "US-001", status: "failed", summary: "step 1 failed" },
       { ...base, time: t(52), type: "run.finished", status: "failed", passed: 0, failed: 1, blocked: 0 },
@@ -86,8 +90,15 @@ describe("Tracing.runSink", () => {
       "gen_ai.request.model": "claude-sonnet-4-5",
       "gen_ai.usage.input_tokens": 1200,
       "gen_ai.usage.output_tokens": 80,
+      "gen_ai.usage.cache_read.input_tokens": 1000,
+      "gen_ai.usage.cache_creation.input_tokens": 150,
+      "meshflow.model.cost_usd": 0.00202,
     });
     const step = byName.get("step 1 development-agent");
+    expect(step?.attributes).toMatchObject({
+      "gen_ai.usage.cache_read.input_tokens": 1000,
+      "meshflow.step.cost_usd": 0.00202,
+    });
     expect(chat?.parentSpanId).toBe(step?.spanId);
     const refused = byName.get("tool fs__write_file");
     expect(refused).toMatchObject({ parentSpanId: step?.spanId, status: 2, events: ["tool.refused"] });

@@ -28,6 +28,7 @@ const USAGE: ReadonlySet<ErrorCode> = new Set([
   "run_not_found",
   "toolset_unknown",
   "cassette_invalid",
+  "prices_invalid",
   "tree_dirty",
 ]);
 const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([

@@ -60,6 +60,8 @@ describe("buildRunTree", () => {
           model: "m",
           inputTokens: 10,
           outputTokens: 2,
+          cacheReadTokens: 8,
+          costUnknown: true,
           latencyMs: 5,
           toolCalls: ["step_pass"],
         },
@@ -79,6 +81,8 @@ describe("buildRunTree", () => {
       "fs__delete:refused",
       "turn",
     ]);
+    // What the prompt cache served and that nobody priced the model: the turn's line says both.
+    expect(items[2]).toMatchObject({ cacheReadTokens: 8, costUnknown: true });
     expect(tree.stories[0]?.gate).toMatchObject({ passed: true, summary: "green" });
   });
 

@@ -41,9 +41,16 @@ export interface TurnNode {
   latencyMs: number;
   toolCalls: string[];
   replayed: boolean;
-  /** A harness's session, and what the turn cost in US dollars, when it said. */
+  /** Input tokens read from and written to the provider's prompt cache. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** A harness's session, and what the turn cost in US dollars (the price table's, or as the harness said). */
   session?: string;
   costUsd?: number;
+  /** The model is in no price table: the turn's cost is unknown. */
+  costUnknown?: boolean;
+  /** Earlier tool results the context budget trimmed before this turn. */
+  trimmedResults?: number;
 }
 
 /** What a step shows, in event order. */
@@ -196,6 +203,10 @@ export function buildRunTree(runId: string, events: readonly RunEvent[], storyId
           replayed: event.replayed === true,
           ...(event.session ? { session: event.session } : {}),
           ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
+          ...(event.cacheReadTokens ? { cacheReadTokens: event.cacheReadTokens } : {}),
+          ...(event.cacheWriteTokens ? { cacheWriteTokens: event.cacheWriteTokens } : {}),
+          ...(event.costUnknown ? { costUnknown: true } : {}),
+          ...(event.trimmedResults ? { trimmedResults: event.trimmedResults } : {}),
         });
         break;
       case "step.finished": {

@@ -58,6 +58,16 @@ export {
   parseModelName,
 } from "./model/ModelName.js";
 export type { ModelTextDelta } from "./model/ModelTextDelta.js";
+export type { ModelWait } from "./model/ModelWait.js";
+export type { ModelPrice, PriceFile } from "./model/prices/ModelPrice.js";
+export {
+  overridePrices,
+  type PriceTable,
+  priceOf,
+  readPriceFile,
+  shippedPrices,
+} from "./model/prices/PriceTable.js";
+export { type TurnTokens, turnCost } from "./model/prices/turnCost.js";
 export type { AiSdkPackage, BaseUrlRule, ModelProviderPart } from "./model/providers/ModelProviderPart.js";
 export {
   MODEL_HELP,
@@ -83,6 +93,7 @@ export type {
   RecalledLearning,
   RecalledStory,
   RecordedTurn,
+  RunSpent,
   StepCallOptions,
   StepModel,
   TurnJournal,
@@ -131,7 +142,15 @@ export {
 } from "./routing/RoutingTable.js";
 export { eventLine } from "./run/eventLine.js";
 export { eventTime } from "./run/eventTime.js";
-export { type EventBase, type RunEvent, type RunEventType, sumTokens, type TokenCount } from "./run/RunEvent.js";
+export {
+  addTokens,
+  type EventBase,
+  type RunEvent,
+  type RunEventType,
+  sumTokens,
+  type TokenCount,
+  turnTokens,
+} from "./run/RunEvent.js";
 export { isRunId } from "./run/runId.js";
 export type { ContentBlock, StepOutcome, StepStatus, ToolCall, ToolResult } from "./run/types.js";
 export {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type BudgetSpent,
   type HarnessReport,
   type ModelClaim,
   type ModelRef,
@@ -9,6 +10,7 @@ import {
   type ModelStepIO,
   type ModelStopCode,
   type ModelTask,
+  type RunSpent,
   type StepModel,
   type StepStatus,
   shorten,
@@ -142,7 +144,7 @@ export class HarnessModel implements StepModel {
       });
     }
     if (io.signal.aborted) return stop("blocked", "aborted", "the run is stopping");
-    const overBudget = this.#overBudget(spent);
+    const overBudget = this.#overBudget(spent, 0, io.runSpent);
     if (overBudget) return stop("blocked", "budget_exhausted", overBudget);
 
     const { tools, qualified } = offeredTools(task);
@@ -201,6 +203,9 @@ export class HarnessModel implements StepModel {
         if (gathered.costUsd !== undefined) {
           costSoFar += gathered.costUsd;
           usage.costUsd = (usage.costUsd ?? 0) + gathered.costUsd;
+          // What the harness spent counts toward --max-step-cost and --max-run-cost as a model's turns do.
+          spent.costUsd = (spent.costUsd ?? 0) + gathered.costUsd;
+          if (io.runSpent) io.runSpent.costUsd += gathered.costUsd;
         }
         io.onTurn({
           turn,
@@ -235,7 +240,7 @@ export class HarnessModel implements StepModel {
             recordFailure ??= error;
           });
         // The program is stopped once it starts a turn past the budget, unless it has finished already.
-        const over = this.#overBudget(spent, 1);
+        const over = this.#overBudget(spent, 1, io.runSpent);
         if (over && !finish) halt("budget_exhausted", over);
       }, textOfNextTurn);
       const onEvent = (event: HarnessEvent) => {
@@ -323,11 +328,16 @@ export class HarnessModel implements StepModel {
   }
 
   /** Which budget the step has used up, or undefined. */
-  #overBudget(spent: { turns: number; tokens: number }, past = 0): string | undefined {
+  #overBudget(spent: BudgetSpent, past = 0, run?: RunSpent): string | undefined {
     const { budgets } = this.#options;
     if (spent.turns >= budgets.maxTurns + past) return `--max-turns ${budgets.maxTurns} reached`;
     if (budgets.maxStepTokens > 0 && spent.tokens >= budgets.maxStepTokens)
       return `--max-step-tokens ${budgets.maxStepTokens} reached`;
+    const usd = (n: number) => `$${n.toFixed(4)}`;
+    if (budgets.maxStepCostUsd > 0 && (spent.costUsd ?? 0) >= budgets.maxStepCostUsd)
+      return `--max-step-cost ${usd(budgets.maxStepCostUsd)} reached: the harness spent ${usd(spent.costUsd ?? 0)}`;
+    if (budgets.maxRunCostUsd > 0 && run && run.costUsd >= budgets.maxRunCostUsd)
+      return `--max-run-cost ${usd(budgets.maxRunCostUsd)} reached: the run's models spent ${usd(run.costUsd)}`;
     return undefined;
   }
 

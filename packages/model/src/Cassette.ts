@@ -7,7 +7,7 @@ import {
   type ModelResponse,
   writeFileAtomic,
 } from "@meshflow/core";
-import type { ChatModel, ChatRequest, TextListener, TurnRef } from "./ChatModel.js";
+import type { ChatModel, ChatRequest, TextListener, TurnRef, WaitListener } from "./ChatModel.js";
 import { CassetteSchema } from "./internal/CassetteSchema.js";
 import { describeDifference, type RecordedContext, type RequestParts, type TurnResults } from "./RequestParts.js";
 
@@ -227,9 +227,10 @@ export class RecordingChatModel implements ChatModel {
     turn: TurnRef,
     signal: AbortSignal,
     onText?: TextListener,
+    onWait?: WaitListener,
   ): Promise<ModelResponse> {
     const started = performance.now();
-    const response = await this.#inner.generate(request, turn, signal, onText);
+    const response = await this.#inner.generate(request, turn, signal, onText, onWait);
     this.#cassette.add({
       storyId: turn.storyId,
       step: turn.step,

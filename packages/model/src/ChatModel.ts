@@ -1,4 +1,4 @@
-import type { ModelProvider, ModelResponse } from "@meshflow/core";
+import type { ModelProvider, ModelResponse, ModelWait } from "@meshflow/core";
 import type { RecordedContext, RequestParts, TurnResults } from "./RequestParts.js";
 
 /** A message of a model conversation, in meshflow's provider-neutral form. */
@@ -43,6 +43,9 @@ export interface TurnRef {
  */
 export type TextListener = (delta: string, text: string) => void;
 
+/** Told when a request was refused for now (429, 529) and how long the model waits before it asks again. */
+export type WaitListener = (wait: Pick<ModelWait, "status" | "waitMs" | "retryAfter" | "attempt">) => void;
+
 /** A chat model that answers one turn at a time (a provider through the AI SDK, or a cassette). */
 export interface ChatModel {
   readonly provider: ModelProvider | string;
@@ -58,7 +61,14 @@ export interface ChatModel {
   recordedContext?(storyId: string, step: number): RecordedContext | undefined;
   /**
    * Answers one turn. With `onText`, a model that can stream hands the text out as it arrives; the
-   * response is the same either way (a recording answers without streaming).
+   * response is the same either way (a recording answers without streaming). `onWait` is told each
+   * wait before a retry.
    */
-  generate(request: ChatRequest, turn: TurnRef, signal: AbortSignal, onText?: TextListener): Promise<ModelResponse>;
+  generate(
+    request: ChatRequest,
+    turn: TurnRef,
+    signal: AbortSignal,
+    onText?: TextListener,
+    onWait?: WaitListener,
+  ): Promise<ModelResponse>;
 }

@@ -7,38 +7,24 @@ import {
   type ModelStepIO,
   type ModelStopCode,
   type ModelTask,
+  overridePrices,
+  type PriceTable,
+  priceOf,
   type StepModel,
   type StepStatus,
+  shippedPrices,
   shorten,
 } from "@meshflow/core";
 import type { ChatMessage, ChatModel, ChatRequest, ChatTool } from "./ChatModel.js";
+import { budgetStop } from "./internal/budgetStop.js";
+import { ContextBudget } from "./internal/ContextBudget.js";
+import { LoopSpend } from "./internal/LoopSpend.js";
 import { RequestDigest } from "./internal/RequestDigest.js";
-import { resultForModel } from "./internal/resultText.js";
+import { runToolCalls } from "./internal/runToolCalls.js";
+import { DEFAULT_BUDGETS, type ModelBudgets } from "./ModelBudgets.js";
 import { offeredTools, requestSize } from "./offeredTools.js";
 import { FINISHING_TOOLS, type FinishingTool, REMINDER, systemPrompt, taskMessage } from "./prompt.js";
 import { contextOf, requestParts, type TurnResults } from "./RequestParts.js";
-
-/** Limits of one step's model loop. Every one is a flag of `flow run`. */
-export interface ModelBudgets {
-  /** Model turns per step (`--max-turns`). */
-  maxTurns: number;
-  /** Input + output tokens per step (`--max-step-tokens`); 0 for no limit. */
-  maxStepTokens: number;
-  /** Wall time of a step's loop in ms (`--step-timeout`); 0 for no limit. */
-  stepTimeoutMs: number;
-  /** Characters of one tool result sent back to the model (`--max-result-chars`). */
-  maxResultChars: number;
-}
-
-/**
- * The defaults of {@link ModelBudgets}, for programs that build a catalog or harness themselves.
- */
-export const DEFAULT_BUDGETS: Readonly<ModelBudgets> = Object.freeze({
-  maxTurns: 30,
-  maxStepTokens: 0,
-  stepTimeoutMs: 600_000,
-  maxResultChars: 20_000,
-});
 
 const STATUS_OF: Record<FinishingTool, StepStatus> = {
   step_pass: "passed",
@@ -62,14 +48,30 @@ function keyHint(provider: string): string {
   return variables ? `check ${variables.slice().reverse().join(" or ")}` : "check the model's API key";
 }
 
+/** True for a tool whose calls may run beside others: it only reads, or is idempotent and not destructive. */
+function concurrentSafe(hints: Record<string, unknown> | undefined): boolean {
+  return hints?.readOnlyHint === true || (hints?.idempotentHint === true && hints.destructiveHint === false);
+}
+
+/** A step's tools as its requests carry them, and what the loop needs to know of them. */
+interface StepTools {
+  tools: ChatTool[];
+  qualified: Map<string, string>;
+  /** Offered names of the tools whose calls may run side by side. */
+  concurrent: Set<string>;
+}
+
 /** The model-driven think loop of one step: a {@link StepModel} over a {@link ChatModel}. */
 export class ModelLoop implements StepModel {
   readonly #chat: ChatModel;
   readonly #budgets: ModelBudgets;
+  readonly #prices: PriceTable;
 
-  constructor(chat: ChatModel, budgets: Partial<ModelBudgets> = {}) {
+  /** `prices`: the run's price table (default: the shipped one); the PRD's `prices` go over it per step. */
+  constructor(chat: ChatModel, budgets: Partial<ModelBudgets> = {}, prices?: PriceTable) {
     this.#chat = chat;
     this.#budgets = { ...DEFAULT_BUDGETS, ...budgets };
+    this.#prices = prices ?? shippedPrices();
   }
 
   get name(): string {
@@ -77,9 +79,10 @@ export class ModelLoop implements StepModel {
   }
 
   /** The tools of a task as the model is offered them (without hints: they are not part of a request). */
-  #tools(task: ModelTask): { tools: ChatTool[]; qualified: Map<string, string> } {
+  #tools(task: ModelTask): StepTools {
     const { tools, qualified } = offeredTools(task);
-    return { tools: tools.map(({ annotations: _hints, ...tool }) => tool), qualified };
+    const concurrent = new Set(tools.filter((t) => concurrentSafe(t.annotations)).map((t) => t.name));
+    return { tools: tools.map(({ annotations: _hints, ...tool }) => tool), qualified, concurrent };
   }
 
   size(task: ModelTask): ModelRequestSize {
@@ -92,17 +95,21 @@ export class ModelLoop implements StepModel {
     const recordedContext = this.#chat.recordedContext?.(given.storyId, given.step);
     const task = recordedContext ? { ...given, ...recordedContext } : given;
     const budgets = this.#budgets;
-    const { tools, qualified } = this.#tools(task);
+    const { tools, qualified, concurrent } = this.#tools(task);
     const system = systemPrompt(task);
     const parts = requestParts(task, system, tools);
-    const context = contextOf(task);
+    const runContext = contextOf(task);
     const messages: ChatMessage[] = [{ role: "user", text: taskMessage(task) }];
     const digests = new RequestDigest(system, tools);
-    const usage = { inputTokens: 0, outputTokens: 0, turns: 0 };
+    const prices = io.prices ? overridePrices(this.#prices, io.prices, "the PRD's prices") : this.#prices;
+    const price = priceOf(prices, this.#chat.name);
+    const window = budgets.contextWindow || price?.contextWindow || 0;
+    const context = window > 0 ? new ContextBudget(window, budgets.contextShare, system, tools) : undefined;
     const calls: ModelClaim["calls"] = [];
     const where = `${task.storyId} step ${task.step}`;
-    // Shared with the step that consulted this loop, if any: turns, tokens and time count for both.
+    // Shared with the step that consulted this loop, if any: turns, tokens, cost and time count for both.
     const spent = io.spent ?? { turns: 0, tokens: 0 };
+    const spend = new LoopSpend(price, spent, io.runSpent);
     if (budgets.stepTimeoutMs > 0) spent.deadline ??= Date.now() + budgets.stepTimeoutMs;
     const deadline = spent.deadline ?? Number.POSITIVE_INFINITY;
     const timeout =
@@ -112,21 +119,22 @@ export class ModelLoop implements StepModel {
       status,
       code,
       summary: `${code}: ${summary}`,
-      usage: { ...usage },
+      usage: spend.snapshot(),
       calls,
     });
-    const used = () =>
-      `${usage.turns} turn(s), ${usage.inputTokens} input + ${usage.outputTokens} output tokens so far`;
     let reminded = false;
 
     for (let turn = 1; ; turn++) {
-      if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${used()})`);
-      if (spent.turns >= budgets.maxTurns)
-        return stop("blocked", "budget_exhausted", `--max-turns ${budgets.maxTurns} reached (${used()})`);
-      if (budgets.maxStepTokens > 0 && spent.tokens >= budgets.maxStepTokens)
-        return stop("blocked", "budget_exhausted", `--max-step-tokens ${budgets.maxStepTokens} reached (${used()})`);
-      if (Date.now() >= deadline)
-        return stop("blocked", "budget_exhausted", `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`);
+      if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${spend.describe()})`);
+      const over = budgetStop(budgets, spent, io.runSpent, deadline, spend, this.#chat.name);
+      if (over) return stop("blocked", "budget_exhausted", over);
+      const fit = context?.fit(messages);
+      if (fit?.overflows)
+        return stop(
+          "blocked",
+          "budget_exhausted",
+          `the next request needs about ${fit.tokens} tokens, more than ${this.#chat.name}'s context window of ${window} even with every earlier tool result trimmed (${spend.describe()})`,
+        );
 
       const request: ChatRequest = { system, messages, tools };
       if (budgets.maxStepTokens > 0) request.maxOutputTokens = Math.max(1, budgets.maxStepTokens - spent.tokens);
@@ -148,7 +156,6 @@ export class ModelLoop implements StepModel {
       } else {
         const started = performance.now();
         try {
-          const onText = io.onText?.bind(io, turn);
           response = await this.#chat.generate(
             request,
             {
@@ -157,21 +164,28 @@ export class ModelLoop implements StepModel {
               turn,
               requestDigest: digest,
               parts,
-              context,
+              context: runContext,
               ...(turn > 1 ? { results: lastResults(messages) } : {}),
             },
             signal,
-            onText,
+            io.onText?.bind(io, turn),
+            (wait) => {
+              const why = wait.retryAfter ? "as its Retry-After asks" : "backing off";
+              io.log?.(
+                `${this.#chat.name} answered ${wait.status ?? "no answer"} on turn ${turn} of ${where}; waiting ${(wait.waitMs / 1000).toFixed(1)} s (${why}) before try ${wait.attempt}`,
+              );
+              io.onWait?.(turn, wait);
+            },
           );
         } catch (error) {
           if (isMeshflowError(error) && error.code === "replay_mismatch")
             return stop("blocked", "replay_mismatch", error.message);
-          if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${used()})`);
+          if (io.signal.aborted) return stop("blocked", "aborted", `the run is stopping (${spend.describe()})`);
           if (timeout?.aborted)
             return stop(
               "blocked",
               "budget_exhausted",
-              `--step-timeout ${budgets.stepTimeoutMs} ms reached (${used()})`,
+              `--step-timeout ${budgets.stepTimeoutMs} ms reached (${spend.describe()})`,
             );
           const message = error instanceof Error ? error.message : String(error);
           const status = (error as { statusCode?: unknown } | null)?.statusCode;
@@ -190,21 +204,22 @@ export class ModelLoop implements StepModel {
       }
       for (const warning of replayed ? [] : (response.warnings ?? []))
         io.log?.(`${this.#chat.name} warned on turn ${turn} of ${where}: ${warning}`);
-      usage.turns += 1;
-      usage.inputTokens += response.usage.inputTokens;
-      usage.outputTokens += response.usage.outputTokens;
-      spent.turns += 1;
-      spent.tokens += response.usage.inputTokens + response.usage.outputTokens;
+      context?.observe(messages, response.usage.inputTokens);
+      const { cacheReadTokens, cacheWriteTokens } = response.usage;
       io.onTurn({
         turn,
         provider: this.#chat.provider,
         model: this.#chat.modelId,
         inputTokens: response.usage.inputTokens,
         outputTokens: response.usage.outputTokens,
+        ...(cacheReadTokens ? { cacheReadTokens } : {}),
+        ...(cacheWriteTokens ? { cacheWriteTokens } : {}),
+        ...spend.count(response.usage),
         latencyMs,
         toolCalls: response.toolCalls.map((c) => qualified.get(c.name) ?? c.name),
         replayed,
         ...(response.text.trim() ? { text: shorten(response.text) } : {}),
+        ...(fit?.trimmed ? { trimmedResults: fit.trimmed } : {}),
       });
       messages.push({ role: "assistant", text: response.text, toolCalls: response.toolCalls });
 
@@ -213,7 +228,7 @@ export class ModelLoop implements StepModel {
           return stop(
             "blocked",
             "model_no_outcome",
-            `the model answered twice without calling a tool or step_pass/step_fail/step_block (${used()})`,
+            `the model answered twice without calling a tool or step_pass/step_fail/step_block (${spend.describe()})`,
           );
         reminded = true;
         messages.push({ role: "user", text: REMINDER });
@@ -221,40 +236,29 @@ export class ModelLoop implements StepModel {
       }
 
       const finish = response.toolCalls.find((c) => isFinishing(c.name));
-      const results: Array<{ id: string; name: string; text: string; isError: boolean }> = [];
-      let failedWork = 0;
-      for (const call of response.toolCalls) {
-        if (isFinishing(call.name)) continue;
-        if (call.invalid) {
-          results.push({
-            id: call.id,
-            name: call.name,
-            text: `error (invalid_arguments): ${call.invalid}`,
-            isError: true,
-          });
-          calls.push({ tool: qualified.get(call.name) ?? call.name, isError: true, code: "invalid_arguments" });
-          failedWork += 1;
-          continue;
-        }
-        // A name the model was not offered still goes to the runtime, which refuses it (an event, never dropped).
-        const name = qualified.get(call.name) ?? call.name;
-        const result = await io.call(name, call.input);
-        const isError = result.isError === true;
-        if (isError) failedWork += 1;
-        calls.push({ tool: name, isError, ...(result.code ? { code: result.code } : {}) });
-        results.push({ id: call.id, name: call.name, text: resultForModel(result, budgets.maxResultChars), isError });
-      }
-      if (finish && failedWork === 0) {
+      const work = await runToolCalls(
+        response.toolCalls.filter((c) => !isFinishing(c.name)),
+        {
+          call: (name, input) => io.call(name, input),
+          qualified,
+          concurrent,
+          parallel: budgets.parallelReads,
+          maxResultChars: budgets.maxResultChars,
+        },
+      );
+      calls.push(...work.records);
+      if (finish && work.failed === 0) {
         const name = finish.name as FinishingTool;
         const summary = typeof finish.input.summary === "string" ? finish.input.summary.trim() : "";
         return {
           status: STATUS_OF[name],
           finish: name,
           summary: summary || `${name} (no summary)`,
-          usage: { ...usage },
+          usage: spend.snapshot(),
           calls,
         };
       }
+      const results = work.results;
       for (const call of response.toolCalls)
         if (isFinishing(call.name))
           results.push({
@@ -262,7 +266,7 @@ export class ModelLoop implements StepModel {
             name: call.name,
             text:
               call === finish
-                ? `not accepted: ${failedWork} call(s) of this turn failed; read their results, then finish again`
+                ? `not accepted: ${work.failed} call(s) of this turn failed; read their results, then finish again`
                 : "ignored: only the first finishing call of a turn counts",
             isError: true,
           });

@@ -5,7 +5,8 @@ import type {
   LanguageModelV3ToolCall,
 } from "@ai-sdk/provider";
 import { checkJsonLimits, MeshflowError, type ModelRef, type ModelResponse, modelProviderPart } from "@meshflow/core";
-import type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener } from "./ChatModel.js";
+import type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener, WaitListener } from "./ChatModel.js";
+import { markCacheBreakpoints } from "./internal/cacheMarks.js";
 import { streamedTurn, type TurnResult } from "./internal/streamedTurn.js";
 import { withRetries } from "./internal/withRetries.js";
 import { baseUrlProblem } from "./providers/baseUrlProblem.js";
@@ -20,6 +21,8 @@ export interface ProviderSettings {
   maxRetries?: number;
   /** The first retry's delay in ms, doubled for each next one; default 2,000. */
   retryDelayMs?: number;
+  /** Longest wait a provider's `Retry-After` may ask for, in ms (`--max-retry-wait`); default 60,000. */
+  maxRetryWaitMs?: number;
 }
 
 /**
@@ -38,8 +41,11 @@ async function languageModel(ref: ModelRef, settings: ProviderSettings): Promise
   });
 }
 
-/** The provider-level prompt of a request: the system prompt, then meshflow's messages. */
-function toPrompt(request: ChatRequest): LanguageModelV3Prompt {
+/**
+ * The provider-level prompt of a request: the system prompt, then meshflow's messages; with cache
+ * breakpoints for a provider that caches only up to them.
+ */
+function toPrompt(request: ChatRequest, breakpoints: boolean): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: request.system }];
   for (const m of request.messages) {
     if (m.role === "user") prompt.push({ role: "user", content: [{ type: "text", text: m.text }] });
@@ -58,6 +64,7 @@ function toPrompt(request: ChatRequest): LanguageModelV3Prompt {
       });
     else prompt.push({ role: "tool", content: m.results.map(toolResultPart) });
   }
+  if (breakpoints) markCacheBreakpoints(prompt);
   return prompt;
 }
 
@@ -109,12 +116,16 @@ function responseOf(result: TurnResult): ModelResponse {
       toolCalls.push({ id: part.toolCallId, name: part.toolName, input, ...(invalid ? { invalid } : {}) });
     }
   }
+  const { cacheRead, cacheWrite } = result.usage.inputTokens;
   return {
     text,
     toolCalls,
     usage: {
       inputTokens: result.usage.inputTokens.total ?? 0,
       outputTokens: result.usage.outputTokens.total ?? 0,
+      // Anthropic's cache_read_input_tokens / cache_creation_input_tokens, OpenAI's cached_tokens.
+      ...(cacheRead ? { cacheReadTokens: cacheRead } : {}),
+      ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}),
     },
     finishReason: result.finishReason.unified,
     ...(result.warnings.length ? { warnings: result.warnings.map((w) => JSON.stringify(w)) } : {}),
@@ -134,6 +145,7 @@ export class AiSdkChatModel implements ChatModel {
   readonly name: string;
   readonly #ref: ModelRef;
   readonly #settings: ProviderSettings;
+  readonly #breakpoints: boolean;
   #model: Promise<LanguageModelV3> | undefined;
 
   constructor(ref: ModelRef, settings: ProviderSettings) {
@@ -142,6 +154,7 @@ export class AiSdkChatModel implements ChatModel {
     this.name = ref.name;
     this.#ref = ref;
     this.#settings = settings;
+    this.#breakpoints = modelProviderPart(ref.provider).promptCache === "breakpoints";
   }
 
   async generate(
@@ -149,13 +162,14 @@ export class AiSdkChatModel implements ChatModel {
     _turn: unknown,
     signal: AbortSignal,
     onText?: TextListener,
+    onWait?: WaitListener,
   ): Promise<ModelResponse> {
     this.#model ??= languageModel(this.#ref, this.#settings);
     const model = await this.#model;
     const result = await withRetries(
       () => {
         const options = {
-          prompt: toPrompt(request),
+          prompt: toPrompt(request, this.#breakpoints),
           tools: toTools(request.tools),
           toolChoice: { type: "auto" as const },
           abortSignal: signal,
@@ -168,6 +182,8 @@ export class AiSdkChatModel implements ChatModel {
         maxRetries: this.#settings.maxRetries ?? 2,
         signal,
         ...(this.#settings.retryDelayMs !== undefined ? { initialDelayMs: this.#settings.retryDelayMs } : {}),
+        ...(this.#settings.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: this.#settings.maxRetryWaitMs } : {}),
+        ...(onWait ? { onWait } : {}),
       },
     );
     return responseOf(result);

@@ -5,15 +5,20 @@ import {
   type ModelProvider,
   type ModelRef,
   modelProviderPart,
+  overridePrices,
+  type PriceTable,
   parseModelName,
+  readPriceFile,
   type StepModel,
   type Story,
+  shippedPrices,
 } from "@meshflow/core";
 import { AiSdkChatModel } from "./aiSdkModel.js";
 import { Cassette, RecordingChatModel, ReplayingChatModel } from "./Cassette.js";
 import type { ChatModel } from "./ChatModel.js";
 import { unusedKeyVariables } from "./keyVariables.js";
-import { type ModelBudgets, ModelLoop } from "./ModelLoop.js";
+import type { ModelBudgets } from "./ModelBudgets.js";
+import { ModelLoop } from "./ModelLoop.js";
 import { baseUrlProblem, endpointOf } from "./providers/baseUrlProblem.js";
 
 /** How a run's models are built: the command's flags and the environment. */
@@ -40,6 +45,17 @@ export interface ModelCatalogOptions {
   warn?: (message: string) => void;
   /** Retries of a failed model request (default 2). */
   maxRetries?: number;
+  /** Longest wait a provider's `Retry-After` may ask for, in ms (`--max-retry-wait`, default 60,000). */
+  maxRetryWaitMs?: number;
+  /** `--prices <file>`: a price file over the shipped table (`prices_invalid` when it is not one). */
+  prices?: string;
+}
+
+/** The price table of a run: the shipped one, with `--prices <file>` over it. */
+function priceTable(file: string | undefined): PriceTable {
+  if (!file) return shippedPrices();
+  const read = readPriceFile(file);
+  return overridePrices(shippedPrices(), read.models, file, read.date);
 }
 
 /** The API key of a provider from the environment, and the variable it came from. */
@@ -80,6 +96,7 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
   if (options.model) parseModelName(options.model, "--model");
   if (fallback) parseModelName(fallback, "FLOW_MODEL");
   const replay = options.replay ? Cassette.load(options.replay) : undefined;
+  const prices = priceTable(options.prices);
   let recording: Cassette | undefined;
   const models = new Map<string, StepModel>();
 
@@ -97,6 +114,7 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
       ...(baseUrl ? { baseUrl } : {}),
       ...(key ? { apiKey: key.key } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: options.maxRetryWaitMs } : {}),
     });
   };
 
@@ -116,7 +134,7 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
           recording ??= Cassette.openForRecording(options.record, options.appendRecording === true);
           chat = new RecordingChatModel(live(ref), recording);
         } else chat = live(ref);
-        model = new ModelLoop(chat, options.budgets);
+        model = new ModelLoop(chat, options.budgets, prices);
         models.set(name, model);
       }
       return model;

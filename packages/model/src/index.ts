@@ -5,13 +5,21 @@ export {
   RecordingChatModel,
   ReplayingChatModel,
 } from "./Cassette.js";
-export type { ChatMessage, ChatModel, ChatRequest, ChatTool, TextListener, TurnRef } from "./ChatModel.js";
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatTool,
+  TextListener,
+  TurnRef,
+  WaitListener,
+} from "./ChatModel.js";
 export { apiKeyFor, createModelCatalog, type ModelCatalogOptions } from "./createModelCatalog.js";
 export {
   /** @public for programs that build a harness catalog themselves (harness README) */
   DEFAULT_BUDGETS,
   type ModelBudgets,
-  ModelLoop,
-} from "./ModelLoop.js";
+} from "./ModelBudgets.js";
+export { ModelLoop } from "./ModelLoop.js";
 export { type OfferedTools, offeredTools, requestSize } from "./offeredTools.js";
 export { FINISHING_TOOLS, type FinishingTool, systemPrompt, taskMessage } from "./prompt.js";

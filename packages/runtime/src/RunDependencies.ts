@@ -1,4 +1,12 @@
-import type { McpConfig, MeshflowError, ModelCatalog, ModelTextDelta, RoutingTable, RunEvent } from "@meshflow/core";
+import type {
+  McpConfig,
+  MeshflowError,
+  ModelCatalog,
+  ModelTextDelta,
+  ModelWait,
+  RoutingTable,
+  RunEvent,
+} from "@meshflow/core";
 import type { ConfirmDestructive } from "./ConfirmDestructive.js";
 import type { RunCounts } from "./machine/chiefAnalyst.js";
 import type { Unmarked } from "./session/PassMarks.js";
@@ -35,6 +43,11 @@ export interface RunDependencies {
    * event, never stored, not replayed; given, model turns are streamed (absent, they are not).
    */
   onModelText?: (delta: ModelTextDelta) => void;
+  /**
+   * Told when a model request was refused for now (429 rate limited, 529 overloaded) and how long it
+   * waits before the next try, for a live view. Transient like `onModelText`.
+   */
+  onModelWait?: (wait: ModelWait) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */

@@ -1,4 +1,4 @@
-import type { HarnessChoice, PrdSource, Story } from "@meshflow/core";
+import type { HarnessChoice, ModelPrice, PrdSource, Story } from "@meshflow/core";
 
 /** One story a run handles, in run order. */
 export interface PlannedStory {
@@ -17,6 +17,8 @@ export interface PlannedStory {
   model?: string;
   /** The story's and the PRD's `harness`, when either names one (`--harness` wins over both). */
   harness?: { story?: HarnessChoice; prd?: HarnessChoice };
+  /** The PRD's `prices`, over the run's price table (one object, shared by the PRD's stories). */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /** What the preflight hands the machine: the stories to run and where the PRD lives. */

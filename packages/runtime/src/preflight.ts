@@ -9,6 +9,7 @@ import {
   type McpConfig,
   MeshflowError,
   type ModelCatalog,
+  type ModelPrice,
   type Prd,
   type Problem,
   type RoutingTable,
@@ -103,6 +104,7 @@ class FiledStory implements PlannedStory {
   readonly #position: number;
   model?: string;
   harness?: { story?: HarnessChoice; prd?: HarnessChoice };
+  prices?: Readonly<Record<string, ModelPrice>>;
 
   constructor(
     file: StoryFile,
@@ -187,10 +189,12 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
       details: { problems: scan.problems },
     });
   const prdHarness = scan.head?.harness;
+  const prices = scan.head?.prices;
   if (input.models)
     for (const filed of all) {
       const model = input.models.nameFor({ id: filed.id, model: ownModels.get(filed) }, scan.head?.model);
       if (model) filed.model = model;
+      if (prices && Object.keys(prices).length) filed.prices = prices;
       const own = ownHarnesses.get(filed);
       if (own || prdHarness)
         filed.harness = { ...(own ? { story: own } : {}), ...(prdHarness ? { prd: prdHarness } : {}) };

@@ -1,10 +1,12 @@
-import type { RunEvent } from "@meshflow/core";
+import type { RunEvent, TokenCount } from "@meshflow/core";
 import {
   GEN_AI_OPERATION_NAME,
   GEN_AI_PROVIDER_NAME,
   GEN_AI_REQUEST_MODEL,
   GEN_AI_SYSTEM,
   GEN_AI_TOOL_NAME,
+  GEN_AI_USAGE_CACHE_READ,
+  GEN_AI_USAGE_CACHE_WRITE,
   GEN_AI_USAGE_INPUT_TOKENS,
   GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "./genAiAttributes.js";
@@ -106,8 +108,7 @@ export class RunTracer {
         span.set({
           "meshflow.step.status": event.status,
           "meshflow.step.calls": event.calls,
-          [GEN_AI_USAGE_INPUT_TOKENS]: event.tokens?.input,
-          [GEN_AI_USAGE_OUTPUT_TOKENS]: event.tokens?.output,
+          ...usageAttributes(event.tokens),
           "meshflow.step.cost_usd": event.tokens?.costUsd,
         });
         if (event.status === "passed") span.ok();
@@ -131,7 +132,11 @@ export class RunTracer {
         const span = this.#stories.get(event.storyId);
         this.#stories.delete(event.storyId);
         if (!span) return;
-        span.set({ "meshflow.story.status": event.status });
+        span.set({
+          "meshflow.story.status": event.status,
+          ...usageAttributes(event.tokens),
+          "meshflow.story.cost_usd": event.tokens?.costUsd,
+        });
         if (event.status === "passed" || event.status === "skipped") span.ok();
         else span.fail(`${event.status}: ${event.summary}`);
         span.end(at(event));
@@ -218,11 +223,15 @@ export class RunTracer {
           [GEN_AI_REQUEST_MODEL]: event.model,
           [GEN_AI_USAGE_INPUT_TOKENS]: event.inputTokens,
           [GEN_AI_USAGE_OUTPUT_TOKENS]: event.outputTokens,
+          [GEN_AI_USAGE_CACHE_READ]: event.cacheReadTokens,
+          [GEN_AI_USAGE_CACHE_WRITE]: event.cacheWriteTokens,
           "meshflow.model.turn": event.turn,
           "meshflow.model.tool_calls": event.toolCalls,
           "meshflow.model.replayed": event.replayed === true,
           "meshflow.model.session": event.session,
           "meshflow.model.cost_usd": event.costUsd,
+          "meshflow.model.cost_unknown": event.costUnknown,
+          "meshflow.model.trimmed_results": event.trimmedResults,
         },
       })
       .end(end);
@@ -243,8 +252,8 @@ export class RunTracer {
       "meshflow.run.passed": event.passed,
       "meshflow.run.failed": event.failed,
       "meshflow.run.blocked": event.blocked,
-      [GEN_AI_USAGE_INPUT_TOKENS]: event.tokens?.input,
-      [GEN_AI_USAGE_OUTPUT_TOKENS]: event.tokens?.output,
+      ...usageAttributes(event.tokens),
+      "meshflow.run.cost_usd": event.tokens?.costUsd,
     });
     if (event.error)
       run.event("exception", { "exception.type": event.error.code, "exception.message": event.error.message }, end);
@@ -252,4 +261,15 @@ export class RunTracer {
     else run.fail(event.error ? `${event.error.code}: ${event.error.message}` : event.status);
     run.end(end);
   }
+}
+
+/** The `gen_ai.usage.*` attributes of a step's, story's or run's tokens (absent ones are left out by the span). */
+function usageAttributes(tokens: TokenCount | undefined) {
+  return {
+    [GEN_AI_USAGE_INPUT_TOKENS]: tokens?.input,
+    [GEN_AI_USAGE_OUTPUT_TOKENS]: tokens?.output,
+    [GEN_AI_USAGE_CACHE_READ]: tokens?.cacheRead,
+    [GEN_AI_USAGE_CACHE_WRITE]: tokens?.cacheWrite,
+    "meshflow.unpriced_turns": tokens?.unpricedTurns,
+  };
 }

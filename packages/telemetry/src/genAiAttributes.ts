@@ -13,5 +13,9 @@ export const GEN_AI_REQUEST_MODEL = "gen_ai.request.model";
 export const GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens";
 /** `gen_ai.usage.output_tokens`. */
 export const GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens";
+/** `gen_ai.usage.cache_read.input_tokens`: input tokens served from the provider's prompt cache (within input_tokens). */
+export const GEN_AI_USAGE_CACHE_READ = "gen_ai.usage.cache_read.input_tokens";
+/** `gen_ai.usage.cache_creation.input_tokens`: input tokens written to the provider's prompt cache (within input_tokens). */
+export const GEN_AI_USAGE_CACHE_WRITE = "gen_ai.usage.cache_creation.input_tokens";
 /** `gen_ai.tool.name`: the tool a span executes. */
 export const GEN_AI_TOOL_NAME = "gen_ai.tool.name";

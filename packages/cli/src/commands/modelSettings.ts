@@ -12,6 +12,13 @@ export interface ModelFlags {
   maxStepTokens?: number;
   stepTimeout?: number;
   maxResultChars?: number;
+  prices?: string;
+  maxStepCost?: number;
+  maxRunCost?: number;
+  contextWindow?: number;
+  contextShare?: number;
+  maxRetryWait?: number;
+  parallelReads?: number;
 }
 
 /** `--record` / `--replay` (run and resume). */
@@ -31,9 +38,21 @@ export function modelSettings(flags: ModelFlags & CassetteFlags): ModelSettings 
     maxStepTokens: flags.maxStepTokens ?? 0,
     stepTimeoutMs: flags.stepTimeout ?? 600_000,
     maxResultChars: flags.maxResultChars ?? 20_000,
+    maxStepCostUsd: flags.maxStepCost ?? 0,
+    maxRunCostUsd: flags.maxRunCost ?? 0,
+    contextWindow: flags.contextWindow ?? 0,
+    contextShare: flags.contextShare ?? 0.75,
+    maxRetryWaitMs: flags.maxRetryWait ?? 60_000,
+    parallelReads: flags.parallelReads ?? 8,
+    ...(flags.prices ? { prices: resolve(flags.prices) } : {}),
     ...(flags.record ? { record: resolve(flags.record) } : {}),
     ...(flags.replay ? { replay: resolve(flags.replay) } : {}),
   };
+}
+
+/** The fields of `values` that are set (a run recorded before a setting existed has it absent). */
+function definedOf<T extends Record<string, number | undefined>>(values: T): { [K in keyof T]?: number } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: number };
 }
 
 /** Warnings already printed: a worker or `flow serve` builds a catalog per model and says each once. */
@@ -50,18 +69,28 @@ function warnOnce(message: string): void {
  * here, so commands that run no model never load it. `resumed`: a recording goes on in the same cassette.
  */
 export async function buildModels(settings: ModelSettings, resumed = false): Promise<ModelCatalog> {
-  const [{ createModelCatalog }, { withHarnesses }] = await Promise.all([
+  const [{ createModelCatalog, DEFAULT_BUDGETS }, { withHarnesses }] = await Promise.all([
     import("@meshflow/model"),
     import("@meshflow/harness"),
   ]);
   const budgets = {
+    ...DEFAULT_BUDGETS,
     maxTurns: settings.maxTurns,
     maxStepTokens: settings.maxStepTokens,
     stepTimeoutMs: settings.stepTimeoutMs,
     maxResultChars: settings.maxResultChars,
+    ...definedOf({
+      maxStepCostUsd: settings.maxStepCostUsd,
+      maxRunCostUsd: settings.maxRunCostUsd,
+      contextWindow: settings.contextWindow,
+      contextShare: settings.contextShare,
+      parallelReads: settings.parallelReads,
+    }),
   };
   const models = createModelCatalog({
     warn: warnOnce,
+    ...(settings.prices ? { prices: settings.prices } : {}),
+    ...(settings.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: settings.maxRetryWaitMs } : {}),
     ...(settings.model ? { model: settings.model } : {}),
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     budgets,

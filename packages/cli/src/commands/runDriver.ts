@@ -3,6 +3,7 @@ import {
   formatProblem,
   isMeshflowError,
   type ModelTextDelta,
+  type ModelWait,
   type Problem,
   type RunEvent,
 } from "@meshflow/core";
@@ -16,6 +17,7 @@ import { printProblems } from "../printProblems.js";
 import { formatEvent } from "../runView/formatEvent.js";
 import { summaryTable } from "../runView/summaryTable.js";
 import { TreeView } from "../runView/TreeView.js";
+import { waitLine } from "../runView/waitLine.js";
 import { destructivePrompt } from "./destructivePrompt.js";
 import type { CassetteFlags, ModelFlags } from "./modelSettings.js";
 import { type CommandEnvironment, type EnvironmentOptions, runEnvironment } from "./runEnvironment.js";
@@ -46,6 +48,8 @@ export interface View {
   onEvent(event: RunEvent): void;
   /** The models' text while their turns run: only a view that shows it has one (then turns stream). */
   onModelText?(delta: ModelTextDelta): void;
+  /** A model's wait before it asks again (429, 529): transient, like the text. */
+  onModelWait?(wait: ModelWait): void;
   stop(): void;
   /** Stops drawing while a question is on the terminal. */
   pause(): void;
@@ -66,6 +70,7 @@ export function viewFor(options: { json?: boolean }, output: Output): View {
     return {
       onEvent: (e) => tree.onEvent(e),
       onModelText: (delta) => tree.onModelText(delta),
+      onModelWait: (wait) => tree.onModelWait(wait),
       stop: () => tree.stop(),
       pause: () => tree.pause(),
       resume: () => tree.start(),
@@ -76,17 +81,22 @@ export function viewFor(options: { json?: boolean }, output: Output): View {
       const line = formatEvent(e, c);
       if (line) output.out(line);
     },
+    onModelWait: (wait) => output.out(`${wait.storyId} step ${wait.step}   model ${waitLine(wait)}`),
     stop: () => {},
     ...still,
   };
 }
 
-/** What a run tells its view: every event, and the models' text as it streams when the view shows it. */
-export function viewListeners(view: View): Pick<RunDependencies, "onEvent" | "onModelText"> {
-  const { onModelText } = view;
+/**
+ * What a run tells its view: every event, the models' text as it streams when the view shows it, and
+ * the waits of refused model requests.
+ */
+export function viewListeners(view: View): Pick<RunDependencies, "onEvent" | "onModelText" | "onModelWait"> {
+  const { onModelText, onModelWait } = view;
   return {
     onEvent: (e) => view.onEvent(e),
     ...(onModelText ? { onModelText: (delta: ModelTextDelta) => onModelText.call(view, delta) } : {}),
+    ...(onModelWait ? { onModelWait: (wait: ModelWait) => onModelWait.call(view, wait) } : {}),
   };
 }
 

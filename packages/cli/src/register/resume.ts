@@ -1,7 +1,7 @@
 import type { RunFlags } from "../commands/runDriver.js";
+import { cassetteOptions, modelOptions } from "./modelOptions.js";
 import {
   agentsOption,
-  cassetteOptions,
   confirmDestructiveOption,
   executorOptions,
   flags,
@@ -9,7 +9,6 @@ import {
   maxPrdBytesOption,
   maxPrdStoriesOption,
   mcpConfigOption,
-  modelOptions,
   type Registrar,
   RUN_EXIT_CODES_HELP,
   RUN_V8_HELP,

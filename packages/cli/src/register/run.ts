@@ -1,9 +1,9 @@
 import { Option } from "@commander-js/extra-typings";
 import type { RunCommandOptions } from "../commands/runPrds.js";
+import { cassetteOptions, modelOptions } from "./modelOptions.js";
 import {
   agentsOption,
   callsPerMinuteOption,
-  cassetteOptions,
   confirmDestructiveOption,
   executorOptions,
   flags,
@@ -11,7 +11,6 @@ import {
   maxPrdBytesOption,
   maxPrdStoriesOption,
   mcpConfigOption,
-  modelOptions,
   positiveInt,
   type Registrar,
   RUN_EXIT_CODES_HELP,

@@ -1,5 +1,6 @@
 import { Option } from "@commander-js/extra-typings";
 import type { ServeCommandOptions } from "../commands/serve.js";
+import { modelOptions } from "./modelOptions.js";
 import {
   agentsOption,
   callsPerMinuteOption,
@@ -9,7 +10,6 @@ import {
   maxPrdBytesOption,
   maxPrdStoriesOption,
   mcpConfigOption,
-  modelOptions,
   positiveInt,
   type Registrar,
   routingOption,

@@ -5,7 +5,6 @@ import {
   Option,
   type OptionValues,
 } from "@commander-js/extra-typings";
-import { MODEL_HELP } from "@meshflow/core/providers";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 
@@ -231,106 +230,6 @@ export function nonNegativeInt(name: string): (value: string) => number {
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be 0 or more, got "${value}"`);
     return n;
   };
-}
-
-/** The values of {@link modelOptions}' flags (declared: the inferred chain is too long to emit). */
-export type ModelOptionValues = {
-  model?: string | undefined;
-  modelBaseUrl?: string | undefined;
-  harness?: string | undefined;
-  harnessBuiltinTools?: true | undefined;
-  maxTurns: number;
-  maxStepTokens: number;
-  stepTimeout: number;
-  maxResultChars: number;
-};
-
-/** True when `A` and `B` are the same type (a compile-time check, see {@link ModelFlagsMatch}). */
-type Same<A, B> = [A, B] extends [B, A] ? true : false;
-
-/** Holds {@link ModelOptionValues} to the flags {@link modelOptions} defines: tsc fails when they drift. */
-// biome-ignore lint/correctness/noUnusedVariables: a compile-time check; only tsc reads it.
-type ModelFlagsMatch = Assert<
-  Same<
-    ReturnType<ReturnType<typeof addModelOptions<[], Record<never, never>, Record<never, never>>>["opts"]>,
-    ModelOptionValues
-  >
->;
-type Assert<T extends true> = T;
-
-/**
- * The options of commands that run stories with a model (run, resume, enqueue, worker, serve): which
- * model, its endpoint, and each step's budgets. `FLOW_MODEL` is not `--model`'s default: a story's or
- * the PRD's `model` comes before it.
- */
-export function modelOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
-  command: Command<Args, Opts, G>,
-): Command<Args, Opts & ModelOptionValues, G> {
-  return addModelOptions(command) as unknown as Command<Args, Opts & ModelOptionValues, G>;
-}
-
-function addModelOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
-  command: Command<Args, Opts, G>,
-) {
-  return command
-    .addOption(
-      new Option(
-        "--model <provider:model-id>",
-        `the model for every story (${MODEL_HELP.prefixes}); else the story's model, the PRD's, FLOW_MODEL. ${MODEL_HELP.keys}`,
-      ),
-    )
-    .addOption(
-      new Option(
-        "--model-base-url <url>",
-        "the model endpoint for any provider, e.g. http://127.0.0.1:11434/v1 (Ollama); the key sent is the provider's (see --model)",
-      ).env("FLOW_MODEL_BASE_URL"),
-    )
-    .addOption(
-      new Option(
-        "--harness <name>",
-        "a coding agent works every step where a model would, its tool calls served by meshflow: claude-code, opencode, codex (installed in the project or on PATH); else the story's harness, the PRD's",
-      ),
-    )
-    .addOption(
-      new Option(
-        "--harness-builtin-tools",
-        "leave the harness's own tools on (files, shell) beside meshflow's: the step's evidence says so and, in a git repository, records its diff",
-      ),
-    )
-    .addOption(
-      new Option("--max-turns <n>", "model turns per step; then the step is blocked (budget_exhausted)")
-        .argParser(positiveInt("--max-turns"))
-        .default(30),
-    )
-    .addOption(
-      new Option("--max-step-tokens <n>", "input + output tokens per step (0: no limit)")
-        .argParser(nonNegativeInt("--max-step-tokens"))
-        .default(0),
-    )
-    .addOption(
-      new Option("--step-timeout <ms>", "wall time of a step's model loop (0: no limit)")
-        .argParser(nonNegativeInt("--step-timeout"))
-        .default(600_000),
-    )
-    .addOption(
-      new Option("--max-result-chars <n>", "characters of one tool result sent back to the model")
-        .argParser(positiveInt("--max-result-chars"))
-        .default(20_000),
-    );
-}
-
-/** `--record <cassette>` and `--replay <cassette>` (run and resume). */
-export function cassetteOptions<Args extends unknown[], Opts extends OptionValues, G extends OptionValues>(
-  command: Command<Args, Opts, G>,
-) {
-  return command
-    .addOption(new Option("--record <cassette>", "write every model turn to this file (JSON) for --replay"))
-    .addOption(
-      new Option(
-        "--replay <cassette>",
-        "answer every model turn from this recording: no key, no network (tool calls still run live)",
-      ).conflicts("record"),
-    );
 }
 
 /**

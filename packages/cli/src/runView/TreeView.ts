@@ -1,6 +1,7 @@
-import type { ModelTextDelta, RunEvent, StepStatus } from "@meshflow/core";
+import type { ModelTextDelta, ModelWait, RunEvent, StepStatus } from "@meshflow/core";
 import { type Colors, plainColors, statusMark, statusWord, stripColors } from "../colors.js";
 import { firstLine, formatEvent, gateLines } from "./formatEvent.js";
+import { waitLine } from "./waitLine.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -16,6 +17,8 @@ interface LiveStep {
   said?: string;
   /** What the model is saying in the turn it is in (streamed), until that turn's `model.turn` event. */
   saying?: { consult?: string; turn: number; text: string };
+  /** The provider refused the turn's request for now (429, 529): what it said and when the next try goes out. */
+  waiting?: { line: string; until: number };
   status?: StepStatus;
   summary?: string;
   refusals: string[];
@@ -130,6 +133,7 @@ export class TreeView {
           step.turns++;
           step.tokens += event.inputTokens + event.outputTokens;
           if (event.text) step.said = event.text;
+          delete step.waiting;
           // The turn it streamed has ended (a later one may already be streaming: events come later).
           const saying = step.saying;
           if (saying && saying.consult === event.consult && saying.turn <= event.turn) delete step.saying;
@@ -168,6 +172,15 @@ export class TreeView {
     const step = this.#stories.get(delta.storyId)?.steps.findLast((s) => s.step === delta.step);
     if (!step || step.status) return;
     step.saying = { ...(delta.consult ? { consult: delta.consult } : {}), turn: delta.turn, text: delta.text };
+    delete step.waiting;
+  }
+
+  /** A model's wait before it asks again (429, 529): shown under its step, with the time left, until the turn goes on. */
+  onModelWait(wait: ModelWait): void {
+    const step = this.#stories.get(wait.storyId)?.steps.findLast((s) => s.step === wait.step);
+    if (!step || step.status) return;
+    const who = wait.consult ? `${wait.consult}: ` : "";
+    step.waiting = { line: `${who}turn ${wait.turn} ${waitLine(wait)}`, until: Date.now() + wait.waitMs };
   }
 
   #lines(story: LiveStory, final?: string): string[] {
@@ -185,6 +198,9 @@ export class TreeView {
       lines.push(`  ${head} step ${s.step} ${s.specialist} · ${calls} · ${tail}`);
       // The model's words of its latest turn, while the step runs; the finished block keeps the verdict only.
       // While a turn streams, its words so far instead: their end, where the text grows, cursor after.
+      const left = s.waiting && !s.status ? s.waiting.until - Date.now() : 0;
+      if (s.waiting && left > 0)
+        lines.push(`      ${c.yellow(`⏸ ${s.waiting.line}`)} ${c.dim(`${(left / 1000).toFixed(1)}s left`)}`);
       if (s.saying && !s.status) lines.push(`      ${c.dim(`“${lastWords(s.saying.text, this.#columns() - 10)}`)}▌`);
       else if (s.said && !s.status) lines.push(`      ${c.dim(`“${s.said}”`)}`);
       for (const k of s.consults) {

@@ -1,18 +1,17 @@
 import { type RunEvent, stripAnsi, type TokenCount } from "@meshflow/core";
 import { type Colors, plainColors, statusWord } from "../colors.js";
 import { coded, plural } from "../output.js";
+import { cacheText, costText } from "./costText.js";
 
-/** `1,234 in + 56 out tokens, 3 turns`, or "" when no model thought. */
+/**
+ * `1,234 in (1,000 from cache) + 56 out tokens, 3 turns, $0.0123` (the cost `cost unknown` for a model
+ * no price table knows), or "" when no model thought.
+ */
 export function formatTokens(tokens: TokenCount | undefined): string {
   if (!tokens?.turns) return "";
   const n = (v: number) => v.toLocaleString("en-US");
-  const cost = tokens.costUsd === undefined ? "" : `, ${formatCost(tokens.costUsd)}`;
-  return `${n(tokens.input)} in + ${n(tokens.output)} out tokens, ${tokens.turns} turn${tokens.turns === 1 ? "" : "s"}${cost}`;
-}
-
-/** `$0.0123`: a cost in US dollars, to four decimals (a turn costs fractions of a cent). */
-function formatCost(usd: number): string {
-  return `$${usd.toFixed(4)}`;
+  const cost = costText(tokens);
+  return `${n(tokens.input)} in${cacheText(tokens.cacheRead, tokens.cacheWrite)} + ${n(tokens.output)} out tokens, ${tokens.turns} turn${tokens.turns === 1 ? "" : "s"}${cost ? `, ${cost}` : ""}`;
 }
 
 /** The first line of a summary (a failed gate's summary goes on with the command's output), without escape codes. */
@@ -73,12 +72,20 @@ export function formatEvent(event: RunEvent, c: Colors = plainColors): string | 
       )}`;
     case "tool.refused":
       return `${at(event)}   ${c.yellow(`refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`)}`;
-    case "model.turn":
-      return `${at(event)}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in + ${event.outputTokens} out tokens${
-        event.costUsd === undefined ? "" : `, ${formatCost(event.costUsd)}`
-      }${c.dim(event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`)}${
+    case "model.turn": {
+      const cost = costText({
+        ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
+        ...(event.costUnknown ? { unpricedTurns: 1 } : {}),
+      });
+      const trimmed = event.trimmedResults
+        ? c.dim(` (${plural(event.trimmedResults, "old tool result")} trimmed)`)
+        : "";
+      return `${at(event)}   model ${event.provider}:${event.model} turn ${event.turn}: ${event.inputTokens} in${cacheText(event.cacheReadTokens, event.cacheWriteTokens)} + ${event.outputTokens} out tokens${
+        cost ? `, ${cost}` : ""
+      }${trimmed}${c.dim(event.replayed ? " (recorded, not asked again)" : `, ${event.latencyMs} ms`)}${
         event.toolCalls.length ? ` → ${event.toolCalls.join(", ")}` : ""
       }${event.text ? `: “${event.text}”` : ""}`;
+    }
     case "step.finished":
       return `${at(event)} ${statusWord(event.status, c)}: ${firstLine(event.summary)}${withTokens(event.tokens)}`;
     case "gate.finished":

@@ -1,6 +1,8 @@
+import { sumTokens } from "@meshflow/core";
 import type { StoryReport } from "@meshflow/runtime/host";
 import { type Colors, plainColors, statusWord, stripColors } from "../colors.js";
 import { plural } from "../output.js";
+import { costCell, costText } from "./costText.js";
 import { firstLine } from "./formatEvent.js";
 
 /** Characters of a story's summary the table keeps. */
@@ -21,7 +23,8 @@ const pad = (cell: string, width: number, right = false) => {
 
 /**
  * The closing summary of `flow run` and `flow resume`: one line per story (id, status, steps, calls,
- * tokens when a model thought, the summary's first line shortened), then the totals.
+ * tokens when a model thought, the cost when it is known or known to be unknown, the summary's first
+ * line shortened), then the totals (with what the prompt cache served).
  *
  * @example
  * summaryTable(storyReports(record, events)).join("\n");
@@ -31,13 +34,23 @@ const pad = (cell: string, width: number, right = false) => {
  */
 export function summaryTable(stories: readonly StoryReport[], c: Colors = plainColors): string[] {
   const thought = stories.some((s) => s.tokens);
-  const header = ["story", "status", "steps", "calls", ...(thought ? ["tokens"] : []), "summary"];
+  const priced = stories.some((s) => costCell(s.tokens) !== "");
+  const header = [
+    "story",
+    "status",
+    "steps",
+    "calls",
+    ...(thought ? ["tokens"] : []),
+    ...(priced ? ["cost"] : []),
+    "summary",
+  ];
   const rows = stories.map((s) => [
     s.id,
     statusWord(s.status, c),
     String(s.steps.length),
     String(s.steps.reduce((sum, step) => sum + step.calls, 0)),
     ...(thought ? [s.tokens ? n(s.tokens.input + s.tokens.output) : ""] : []),
+    ...(priced ? [costCell(s.tokens)] : []),
     shorten(s.summary),
   ]);
   const numeric = (i: number) => i >= 2 && i < header.length - 1;
@@ -49,6 +62,9 @@ export function summaryTable(stories: readonly StoryReport[], c: Colors = plainC
       .trimEnd();
   const count = (status: string) => stories.filter((s) => s.status === status).length;
   const tokens = stories.reduce((sum, s) => sum + (s.tokens ? s.tokens.input + s.tokens.output : 0), 0);
+  const total = sumTokens(stories.map((s) => s.tokens));
+  const cached = total?.cacheRead ? ` (${n(total.cacheRead)} read from cache)` : "";
+  const cost = total && priced ? `, ${costText(total)}` : "";
   const totals = [
     c.green(`${count("passed")} passed`),
     (count("failed") ? c.red : c.dim)(`${count("failed")} failed`),
@@ -58,6 +74,6 @@ export function summaryTable(stories: readonly StoryReport[], c: Colors = plainC
   return [
     c.dim(line(header)),
     ...rows.map(line),
-    `${plural(stories.length, "story", "stories")}: ${totals}${thought ? `; ${n(tokens)} tokens` : ""}`,
+    `${plural(stories.length, "story", "stories")}: ${totals}${thought ? `; ${n(tokens)} tokens${cached}${cost}` : ""}`,
   ];
 }

@@ -63,6 +63,8 @@ const ERROR_CODES = [
   "budget_exhausted",
   "replay_mismatch",
   "cassette_invalid",
+  /** A price table (`--prices`, the PRD's `prices`) that is not valid. */
+  "prices_invalid",
   // exporting specialists to agent harnesses
   "harness_unknown",
   "export_config_invalid",

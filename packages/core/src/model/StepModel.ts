@@ -2,14 +2,23 @@ import type { Story } from "../prd/PrdSchema.js";
 import type { StepStatus, ToolResult } from "../run/types.js";
 import type { ToolDescriptor } from "../tools/ToolDescriptor.js";
 import type { HarnessChoice } from "./HarnessName.js";
+import type { ModelWait } from "./ModelWait.js";
+import type { ModelPrice } from "./prices/ModelPrice.js";
 
 /** Tokens and turns a model used. */
 export interface ModelUsage {
+  /** Every input token, those read from and written to the provider's prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (absent: none, or the provider did not say). */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache. */
+  cacheWriteTokens?: number;
   turns: number;
-  /** US dollars, when a harness reported what its turns cost. */
+  /** US dollars: from the price table (meshflow's loop) or as a harness reported; of the priced turns only. */
   costUsd?: number;
+  /** Turns whose cost is unknown (a model no price table knows): `costUsd` leaves them out. */
+  unpricedTurns?: number;
 }
 
 /** An earlier step of the story, as the model is told about it. */
@@ -74,7 +83,8 @@ export interface ModelToolCall {
 export interface ModelResponse {
   text: string;
   toolCalls: ModelToolCall[];
-  usage: { inputTokens: number; outputTokens: number };
+  /** Input tokens count every token sent, those read from or written to the prompt cache included. */
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
   finishReason: string;
   /** What the provider warned about (an unsupported setting, an unknown model). */
   warnings?: string[];
@@ -104,8 +114,13 @@ export interface ModelTurnReport {
   turn: number;
   provider: string;
   model: string;
+  /** Every input token, those read from and written to the prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (absent when none). */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache (absent when none). */
+  cacheWriteTokens?: number;
   latencyMs: number;
   /** Names of the tools the model called in this turn (finishing tools included). */
   toolCalls: string[];
@@ -115,8 +130,12 @@ export interface ModelTurnReport {
   text?: string;
   /** The harness's session id (a harness turn). */
   session?: string;
-  /** What the turn cost in US dollars, when the harness reports it. */
+  /** What the turn cost in US dollars: from the price table, or as the harness reports it. */
   costUsd?: number;
+  /** The model is in no price table: the turn's cost is unknown (never counted as 0). */
+  costUnknown?: boolean;
+  /** Tool results of earlier turns the context budget replaced by a marker before this turn's request. */
+  trimmedResults?: number;
 }
 
 /**
@@ -126,6 +145,8 @@ export interface ModelTurnReport {
 export interface BudgetSpent {
   turns: number;
   tokens: number;
+  /** US dollars of the priced turns so far (`--max-step-cost`). */
+  costUsd?: number;
   /** `Date.now()` past which no loop of the step starts a turn (set by the first loop, from `--step-timeout`). */
   deadline?: number;
 }
@@ -163,6 +184,18 @@ export interface ModelStepIO {
   signal: AbortSignal;
   /** The budget this loop shares with the step that consulted it (absent: a budget of its own). */
   spent?: BudgetSpent;
+  /** What the run's models have cost so far, shared by every step of the run (`--max-run-cost`). */
+  runSpent?: RunSpent;
+  /** Told when a request is refused for now (429, 529) and how long the loop waits: a live view's note. */
+  onWait?(turn: number, wait: Pick<ModelWait, "status" | "waitMs" | "retryAfter" | "attempt">): void;
+  /** The PRD's `prices`, over the run's price table. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+}
+
+/** What a run's models have cost so far (every step, every consultation), for `--max-run-cost`. */
+export interface RunSpent {
+  /** US dollars of the priced turns. */
+  costUsd: number;
 }
 
 /** Why a model step ended without the model's own finishing call. */

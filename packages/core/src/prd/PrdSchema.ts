@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { HarnessChoiceSchema } from "../model/HarnessName.js";
 import { ModelNameSchema } from "../model/ModelName.js";
+import { ModelPricesSchema } from "../model/prices/ModelPrice.js";
 
 /** Lowest and highest step number of the PRD format. */
 export const MIN_STEP = 1;
@@ -111,6 +112,7 @@ export const PrdSchema = z
       "The model for every story without its own `model`, `<provider>:<model-id>`; `--model` overrides both.",
     ),
     harness: HarnessChoiceSchema.optional(),
+    prices: ModelPricesSchema.optional(),
     dependsOn: z
       .array(z.string().min(1))
       .optional()

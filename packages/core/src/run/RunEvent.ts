@@ -4,24 +4,49 @@ import type { StepStatus } from "./types.js";
 
 /** Tokens a model used, per step, story or run. */
 export interface TokenCount {
+  /** Every input token, those read from and written to the prompt cache included. */
   input: number;
   output: number;
+  /** Input tokens read from the provider's prompt cache (absent when none). */
+  cacheRead?: number;
+  /** Input tokens written to the provider's prompt cache (absent when none). */
+  cacheWrite?: number;
   turns: number;
-  /** US dollars, when a harness reported what its turns cost. */
+  /** US dollars of the priced turns (the price table's, or a harness's own figure). */
   costUsd?: number;
+  /** Turns whose cost is unknown (a model no price table knows): `costUsd`, if any, leaves them out. */
+  unpricedTurns?: number;
+}
+
+/** Adds `c` into `sum` (the optional fields only when `c` has them). */
+export function addTokens(sum: TokenCount, c: TokenCount): TokenCount {
+  sum.input += c.input;
+  sum.output += c.output;
+  sum.turns += c.turns;
+  if (c.cacheRead) sum.cacheRead = (sum.cacheRead ?? 0) + c.cacheRead;
+  if (c.cacheWrite) sum.cacheWrite = (sum.cacheWrite ?? 0) + c.cacheWrite;
+  if (c.costUsd !== undefined) sum.costUsd = (sum.costUsd ?? 0) + c.costUsd;
+  if (c.unpricedTurns) sum.unpricedTurns = (sum.unpricedTurns ?? 0) + c.unpricedTurns;
+  return sum;
+}
+
+/** A model turn's report (a `model.turn` event) as a token count of one turn, cache and cost included. */
+export function turnTokens(e: Omit<ModelTurnReport, "replayed">): TokenCount {
+  return {
+    input: e.inputTokens,
+    output: e.outputTokens,
+    turns: 1,
+    ...(e.cacheReadTokens ? { cacheRead: e.cacheReadTokens } : {}),
+    ...(e.cacheWriteTokens ? { cacheWrite: e.cacheWriteTokens } : {}),
+    ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
+    ...(e.costUnknown ? { unpricedTurns: 1 } : {}),
+  };
 }
 
 /** The sum of token counts (a story's steps, a run's stories); undefined when none has a turn. */
 export function sumTokens(counts: ReadonlyArray<TokenCount | undefined>): TokenCount | undefined {
   let sum: TokenCount | undefined;
-  for (const c of counts)
-    if (c?.turns) {
-      sum ??= { input: 0, output: 0, turns: 0 };
-      sum.input += c.input;
-      sum.output += c.output;
-      sum.turns += c.turns;
-      if (c.costUsd !== undefined) sum.costUsd = (sum.costUsd ?? 0) + c.costUsd;
-    }
+  for (const c of counts) if (c?.turns) sum = addTokens(sum ?? { input: 0, output: 0, turns: 0 }, c);
   return sum;
 }
 

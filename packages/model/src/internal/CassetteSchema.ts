@@ -24,7 +24,12 @@ export const CassetteSchema = z.strictObject({
             invalid: z.string().optional(),
           }),
         ),
-        usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }),
+        usage: z.strictObject({
+          inputTokens: z.number(),
+          outputTokens: z.number(),
+          cacheReadTokens: z.number().optional(),
+          cacheWriteTokens: z.number().optional(),
+        }),
         finishReason: z.string(),
         warnings: z.array(z.string()).optional(),
       }),

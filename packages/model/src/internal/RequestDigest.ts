@@ -2,7 +2,10 @@ import { createHash } from "node:crypto";
 import { canonicalJson, sha256Hex } from "@meshflow/core";
 import type { ChatMessage, ChatTool } from "../ChatModel.js";
 
-/** A message as the digest sees it: tool results reduced to whether they failed. */
+/**
+ * A message as the digest sees it: tool results reduced to whether they failed. A result the context
+ * budget replaced by a marker digests as it did before: the marker is a function of the conversation.
+ */
 function digestPart(message: ChatMessage): unknown {
   return message.role === "tool"
     ? { role: "tool", results: message.results.map((r) => ({ id: r.id, isError: r.isError })) }

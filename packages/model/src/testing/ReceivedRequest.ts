@@ -1,4 +1,5 @@
 import type { ScriptedToolCall } from "./ScriptedToolCall.js";
+import type { ScriptedUsage } from "./ScriptedUsage.js";
 
 /** One message of a received request, normalised across the two wire formats. */
 export interface ReceivedMessage {
@@ -23,6 +24,13 @@ export interface ReceivedRequest {
   tools: Array<{ name: string; description?: string; inputSchema: unknown }>;
   /** Tool results in the last message(s) of the request (what the model is answering), in order. */
   toolResults: Array<{ id: string; name?: string; text: string; isError?: boolean }>;
+  /**
+   * The usage the server reported in its answer (set once it answered; absent for a refused request):
+   * what the provider would bill, cache reads and writes included.
+   */
+  usage?: ScriptedUsage;
+  /** Milliseconds the server spent on the exchange, from its arrival to the answer's end (set once answered). */
+  serverMs?: number;
 }
 
 /**

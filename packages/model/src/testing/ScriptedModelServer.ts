@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { anthropicWire } from "./anthropicWire.js";
+import { lowerCaseHeaders, readBody, sendJson } from "./http.js";
 import { openaiWire } from "./openaiWire.js";
+import { PromptCache } from "./PromptCache.js";
 import { type ReceivedRequest, trailingToolResults } from "./ReceivedRequest.js";
+import { resolveReply } from "./resolveReply.js";
 import { responsesWire } from "./responsesWire.js";
-import type { ResolvedReply, ScriptedReply } from "./ScriptedReply.js";
+import type { ScriptedReply } from "./ScriptedReply.js";
 import { isRecord, splitPieces, type WireFormat } from "./WireFormat.js";
 import { writeStream } from "./writeStream.js";
 
@@ -20,6 +23,13 @@ export interface ScriptedModelServerOptions {
   host?: string;
   /** Port to listen on; default 0 (a free port). */
   port?: number;
+  /**
+   * Tokens a request may hold (at the server's rate of about four characters a token): a longer one is
+   * refused with 400 and the provider's "prompt is too long" message, before any reply is taken.
+   */
+  contextWindow?: number;
+  /** The shortest prefix the modelled prompt cache keeps, in tokens (default 1,024, as both providers). */
+  cacheMinTokens?: number;
 }
 
 /** The model APIs the server speaks, by path; adding one is one wire format plus one entry. */
@@ -66,11 +76,13 @@ export class ScriptedModelServer {
   readonly #options: ScriptedModelServerOptions;
   readonly #server: Server;
   readonly #inFlight = new Set<AbortController>();
+  readonly #cache: PromptCache;
   #url = "";
   #toolCallCount = 0;
 
   private constructor(options: ScriptedModelServerOptions) {
     this.#options = options;
+    this.#cache = new PromptCache(options.cacheMinTokens);
     this.#script = [...(options.script ?? [])];
     this.#server = createServer((request, response) => {
       void this.#handle(request, response);
@@ -130,14 +142,17 @@ export class ScriptedModelServer {
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const controller = new AbortController();
+    const started = performance.now();
+    const exchange: { received?: ReceivedRequest } = {};
     this.#inFlight.add(controller);
     // `close` fires when the answer is done or the client went away; either way nothing more is written.
     response.on("close", () => {
       controller.abort();
       this.#inFlight.delete(controller);
+      if (exchange.received) exchange.received.serverMs = performance.now() - started;
     });
     try {
-      await this.#route(request, response, controller.signal);
+      await this.#route(request, response, controller.signal, exchange);
     } catch (error) {
       const message = `scripted model server: internal error: ${error instanceof Error ? error.message : String(error)}`;
       if (response.headersSent) response.destroy();
@@ -145,7 +160,12 @@ export class ScriptedModelServer {
     }
   }
 
-  async #route(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  async #route(
+    request: IncomingMessage,
+    response: ServerResponse,
+    signal: AbortSignal,
+    exchange: { received?: ReceivedRequest },
+  ): Promise<void> {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     const headers = lowerCaseHeaders(request);
     if (request.method === "GET" && path === "/v1/models") {
@@ -191,12 +211,21 @@ export class ScriptedModelServer {
       toolResults: trailingToolResults(parsed.messages),
     };
     const index = this.requests.push(received) - 1;
+    exchange.received = received;
+    const inputTokens = Math.ceil(raw.length / 4);
 
     const { apiKey } = this.#options;
     if (apiKey !== undefined && !wire.isAuthorized(headers, apiKey)) {
       const expected = wire.api === "anthropic" ? "x-api-key: <key>" : "Authorization: Bearer <key>";
       const message = `scripted model server: invalid API key for request #${index} (${wire.api}; expected ${expected})`;
       sendJson(response, 401, wire.errorBody(401, message));
+      return;
+    }
+
+    const window = this.#options.contextWindow;
+    if (window !== undefined && inputTokens > window) {
+      const message = wire.tooLong?.(inputTokens, window) ?? `the request has ${inputTokens} tokens, over ${window}`;
+      sendJson(response, 400, wire.errorBody(400, message));
       return;
     }
 
@@ -224,11 +253,22 @@ export class ScriptedModelServer {
     }
     if (signal.aborted) return;
     if ("error" in reply) {
-      sendJson(response, reply.error.status, wire.errorBody(reply.error.status, reply.error.message));
+      const { status, message, headers } = reply.error;
+      sendJson(response, status, wire.errorBody(status, message), headers);
       return;
     }
 
-    const resolved = this.#resolve(reply, wire, raw);
+    // Only an answered request touches the cache: a refused one (429, 529) was never processed.
+    const blocks = wire.cacheStyle && wire.cacheBlocks?.(body);
+    const cache =
+      blocks && wire.cacheStyle ? this.#cache.use(parsed.model, wire.cacheStyle, blocks) : { read: 0, write: 0 };
+    const resolved = resolveReply(reply, {
+      wire,
+      inputTokens,
+      cache,
+      nextCallNumber: () => ++this.#toolCallCount,
+    });
+    received.usage = resolved.usage;
     const context = { model: parsed.model, sequence: index + 1, body };
     if (!parsed.stream) {
       sendJson(response, 200, wire.response(resolved, context));
@@ -240,45 +280,4 @@ export class ScriptedModelServer {
       signal,
     });
   }
-
-  /** Fills in default tool call ids and a deterministic usage estimate (about four characters a token). */
-  #resolve(reply: Exclude<ScriptedReply, { error: unknown }>, wire: WireFormat, rawBody: string): ResolvedReply {
-    const text = reply.text ?? "";
-    const toolCalls = (reply.toolCalls ?? []).map((call) => {
-      this.#toolCallCount += 1;
-      const id = call.id ?? `${wire.toolCallIdPrefix}${this.#toolCallCount}`;
-      return {
-        id,
-        name: call.name,
-        input: call.input,
-        inputText: call.inputText ?? JSON.stringify(call.input),
-        ...(call.namespace ? { namespace: call.namespace } : {}),
-      };
-    });
-    const usage = reply.usage ?? {
-      inputTokens: Math.ceil(rawBody.length / 4),
-      outputTokens: Math.ceil(JSON.stringify({ text, toolCalls }).length / 4),
-    };
-    return { text, toolCalls, usage };
-  }
-}
-
-function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  if (response.destroyed) return;
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
 }

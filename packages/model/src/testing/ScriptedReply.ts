@@ -1,11 +1,6 @@
 import type { ReceivedRequest } from "./ReceivedRequest.js";
 import type { ScriptedToolCall } from "./ScriptedToolCall.js";
-
-/** Token usage the scripted model reports. */
-export interface ScriptedUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+import type { ScriptedUsage } from "./ScriptedUsage.js";
 
 /**
  * One scripted model turn: text and/or tool calls, or an HTTP error; `delayMs` waits before answering.
@@ -20,7 +15,11 @@ export type ScriptedReply =
       delayMs?: number;
       hold?: PromiseLike<unknown>;
     }
-  | { error: { status: number; message: string }; delayMs?: number };
+  | {
+      /** An HTTP error in the API's format; `headers` go with it (`{"retry-after": "2"}`). */
+      error: { status: number; message: string; headers?: Record<string, string> };
+      delayMs?: number;
+    };
 
 /** Decides the reply to one request; `index` is the request's position in `ScriptedModelServer.requests`. */
 export type ScriptedHandler = (request: ReceivedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>;

@@ -1,3 +1,4 @@
+import type { CacheBlock, CacheStyle } from "./PromptCache.js";
 import type { ReceivedMessage, ReceivedRequest } from "./ReceivedRequest.js";
 import type { ResolvedReply } from "./ScriptedReply.js";
 
@@ -33,6 +34,19 @@ export interface WireFormat {
   streamFrames(reply: ResolvedReply, context: ReplyContext): string[];
   /** The JSON body of an error answer with this HTTP status. */
   errorBody(status: number, message: string): unknown;
+  /** How the provider caches prompts, when the server models its cache. */
+  readonly cacheStyle?: CacheStyle;
+  /** The request's prefix blocks in the order the provider caches them (tools, system, messages). */
+  cacheBlocks?(body: Record<string, unknown>): CacheBlock[];
+  /** The message of the provider's refusal of a prompt longer than its context window. */
+  tooLong?(tokens: number, window: number): string;
+}
+
+/** A JSON value without its `cache_control` (a prefix matches whatever marks it carries). */
+export function unmarked(value: unknown): string {
+  if (!isRecord(value)) return JSON.stringify(value);
+  const { cache_control: _mark, ...rest } = value;
+  return JSON.stringify(rest);
 }
 
 /** Narrows an unknown JSON value to an object. */

@@ -9,6 +9,7 @@ import {
   splitPieces,
   sseFrame,
   stringOr,
+  unmarked,
   type WireFormat,
 } from "./WireFormat.js";
 
@@ -52,7 +53,7 @@ export const anthropicWire: WireFormat = {
       content,
       stop_reason: stopReason(reply),
       stop_sequence: null,
-      usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens },
+      usage: { ...inputUsage(reply), output_tokens: reply.usage.outputTokens },
     };
   },
 
@@ -69,7 +70,7 @@ export const anthropicWire: WireFormat = {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: reply.usage.inputTokens, output_tokens: 1 },
+        usage: { ...inputUsage(reply), output_tokens: 1 },
       },
     });
     let index = 0;
@@ -108,7 +109,37 @@ export const anthropicWire: WireFormat = {
       error: { type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message },
     };
   },
+
+  cacheStyle: "breakpoints",
+
+  cacheBlocks(body) {
+    const blocks = records(body.tools).map((tool) => ({ text: unmarked(tool), mark: isRecord(tool.cache_control) }));
+    const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : records(body.system);
+    for (const block of system) blocks.push({ text: unmarked(block), mark: isRecord(block.cache_control) });
+    for (const message of records(body.messages)) {
+      const content =
+        typeof message.content === "string" ? [{ type: "text", text: message.content }] : records(message.content);
+      for (const block of content)
+        blocks.push({ text: `${String(message.role)}:${unmarked(block)}`, mark: isRecord(block.cache_control) });
+    }
+    return blocks;
+  },
+
+  tooLong(tokens, window) {
+    return `prompt is too long: ${tokens} tokens > ${window} maximum`;
+  },
 };
+
+/** Anthropic's input usage: tokens no cache held, and those read from and written to the cache. */
+function inputUsage(reply: ResolvedReply) {
+  const read = reply.usage.cacheReadTokens ?? 0;
+  const write = reply.usage.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, reply.usage.inputTokens - read - write),
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+  };
+}
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",

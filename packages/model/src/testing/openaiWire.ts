@@ -131,9 +131,28 @@ export const openaiWire: WireFormat = {
         message,
         type: status >= 500 ? "server_error" : "invalid_request_error",
         param: null,
-        code: status === 401 ? "invalid_api_key" : null,
+        code:
+          status === 401
+            ? "invalid_api_key"
+            : /maximum context length/.test(message)
+              ? "context_length_exceeded"
+              : null,
       },
     };
+  },
+
+  cacheStyle: "automatic",
+
+  cacheBlocks(body) {
+    // OpenAI's prefix: the tools, then the messages.
+    return [...records(body.tools), ...records(body.messages)].map((item) => ({
+      text: JSON.stringify(item),
+      mark: false,
+    }));
+  },
+
+  tooLong(tokens, window) {
+    return `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`;
   },
 };
 
@@ -152,5 +171,10 @@ function finishReason(reply: ResolvedReply): "tool_calls" | "stop" {
 
 function usage(reply: ResolvedReply) {
   const { inputTokens, outputTokens } = reply.usage;
-  return { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+  return {
+    prompt_tokens: inputTokens,
+    completion_tokens: outputTokens,
+    total_tokens: inputTokens + outputTokens,
+    prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens ?? 0 },
+  };
 }

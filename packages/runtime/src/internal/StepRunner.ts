@@ -3,7 +3,9 @@ import {
   type ErrorCode,
   type ModelCatalog,
   type ModelTextDelta,
+  type ModelWait,
   type RunEvent,
+  type RunSpent,
   type StepOutcome,
   stepKey,
   stepPurpose,
@@ -49,6 +51,10 @@ export interface StepRunnerDeps {
   models?: ModelCatalog;
   /** Told the models' text while their turns run (transient, never stored); absent, turns are not streamed. */
   onModelText?: (delta: ModelTextDelta) => void;
+  /** Told when a model request waits before a retry (429, 529): transient, for a live view. */
+  onModelWait?: (wait: ModelWait) => void;
+  /** What the run's models have cost so far, shared by all its steps (`--max-run-cost`). */
+  runSpent?: RunSpent;
   /** Where consultations are reported (default: their events, emitted). */
   consults?: ConsultSink;
   /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
@@ -287,6 +293,9 @@ export class StepRunner {
                     halt ??= message;
                   },
                   ...(this.#deps.onModelText ? { onText: this.#deps.onModelText } : {}),
+                  ...(this.#deps.onModelWait ? { onWait: this.#deps.onModelWait } : {}),
+                  ...(this.#deps.runSpent ? { runSpent: this.#deps.runSpent } : {}),
+                  ...(planned.prices ? { prices: planned.prices } : {}),
                   ...(frame ? { ask: frame.question } : {}),
                 },
                 c,

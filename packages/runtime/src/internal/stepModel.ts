@@ -1,11 +1,15 @@
 import {
+  addTokens,
   type BudgetSpent,
   eventTime,
   type ModelClaim,
+  type ModelPrice,
   type ModelStepIO,
   type ModelTask,
   type ModelTextDelta,
+  type ModelWait,
   type RunEvent,
+  type RunSpent,
   type StepModel,
   type Story,
   type TokenCount,
@@ -37,6 +41,12 @@ export interface StepModelInit {
   onHalt?(message: string): void;
   /** Told the model's text while its turns run (the host's live view); absent, turns are not streamed. */
   onText?(delta: ModelTextDelta): void;
+  /** Told when a model request waits before a retry (429, 529), for the host's live view. */
+  onWait?(wait: ModelWait): void;
+  /** What the run's models have cost so far (`--max-run-cost`). */
+  runSpent?: RunSpent;
+  /** The PRD's `prices`. */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
@@ -152,14 +162,49 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           log: (message, data) => ctx.log.warn(message, data),
           signal: scope.signal,
           ...textListener(init, scope, tokens.turns),
+          ...waitListener(init, scope, tokens.turns),
+          ...(init.runSpent ? { runSpent: init.runSpent } : {}),
+          ...(init.prices ? { prices: init.prices } : {}),
         },
       );
       if (claim.code === "auth_failed") init.onHalt?.(claim.summary);
-      tokens.input += claim.usage.inputTokens;
-      tokens.output += claim.usage.outputTokens;
-      tokens.turns += claim.usage.turns;
-      if (claim.usage.costUsd !== undefined) tokens.costUsd = (tokens.costUsd ?? 0) + claim.usage.costUsd;
+      const u = claim.usage;
+      addTokens(tokens, {
+        input: u.inputTokens,
+        output: u.outputTokens,
+        turns: u.turns,
+        ...(u.cacheReadTokens ? { cacheRead: u.cacheReadTokens } : {}),
+        ...(u.cacheWriteTokens ? { cacheWrite: u.cacheWriteTokens } : {}),
+        ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}),
+        ...(u.unpricedTurns ? { unpricedTurns: u.unpricedTurns } : {}),
+      });
       return claim;
+    },
+  };
+}
+
+/** Where a step's model speaks: its run, story, step and consultation. */
+function whereOf(scope: CallScope) {
+  return {
+    runId: scope.runId,
+    storyId: scope.storyId,
+    step: scope.step,
+    ...(scope.consult ? { consult: scope.consult.id } : {}),
+  };
+}
+
+/** The loop's `onWait`, when the host listens: each wait keyed as its text is. */
+function waitListener(init: StepModelInit, scope: CallScope, turnsBefore: number): Pick<ModelStepIO, "onWait"> {
+  const listener = init.onWait;
+  if (!listener) return {};
+  const where = whereOf(scope);
+  return {
+    onWait(turn, wait) {
+      try {
+        listener({ ...where, turn: turnsBefore + turn, ...wait });
+      } catch {
+        // A view that fails to draw a wait never fails the model's turn.
+      }
     },
   };
 }
@@ -168,12 +213,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
 function textListener(init: StepModelInit, scope: CallScope, turnsBefore: number): Pick<ModelStepIO, "onText"> {
   const listener = init.onText;
   if (!listener) return {};
-  const where = {
-    runId: scope.runId,
-    storyId: scope.storyId,
-    step: scope.step,
-    ...(scope.consult ? { consult: scope.consult.id } : {}),
-  };
+  const where = whereOf(scope);
   return {
     onText(turn, delta, text) {
       try {

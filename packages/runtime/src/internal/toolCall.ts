@@ -14,6 +14,7 @@ import type { CallJournal, Executor } from "@meshflow/mcp";
 import type { CallEvidence } from "../CallEvidence.js";
 import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import type { ToolPlane } from "../ToolPlane.js";
+import { insertBySeq } from "./insertBySeq.js";
 
 /** Result codes that mean "not run, refused" rather than "ran and failed". */
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -91,6 +92,8 @@ export interface CallLog {
   asked?: Map<string, number>;
   /** The same count for calls of an earlier attempt answered again (`again`). */
   answeredAgain?: Map<string, number>;
+  /** The sequence number of each entry of `evidence` (kept in call order: see {@link insertBySeq}). */
+  evidenceSeqs?: number[];
 }
 
 /** A call that may have written: started as call `seq`, ended when calls up to `endedAt` had started. */
@@ -146,6 +149,8 @@ export async function callTool(
   const { runId, storyId, step } = scope;
   log.seq += 1;
   const seq = log.seq;
+  const seqs = log.evidenceSeqs ?? [];
+  log.evidenceSeqs = seqs;
   // Before anything walks the arguments (the digest, schema validation): one nested thousands deep
   // would overflow the stack.
   const tooBig = checkJsonLimits(args);
@@ -156,7 +161,7 @@ export async function callTool(
   if (tooBig) {
     const message = `${name}: arguments at ${tooBig.path}: ${tooBig.message}; not called`;
     scope.emit({ type: "tool.refused", time: eventTime(), ...base, tool: name, code: "invalid_arguments", message });
-    log.evidence.push({
+    insertBySeq(log.evidence, seqs, seq, {
       key,
       name,
       tool: name,
@@ -170,7 +175,15 @@ export async function callTool(
   const refuse = (code: ErrorCode, message: string, tool = name, destructive?: boolean): ToolResult => {
     const mark = destructive === undefined ? {} : { destructive };
     scope.emit({ type: "tool.refused", time: eventTime(), ...base, tool, code, message, ...mark });
-    log.evidence.push({ key, name, tool, argsDigest, isError: true, code, ...mark });
+    insertBySeq(log.evidence, seqs, seq, {
+      key,
+      name,
+      tool,
+      argsDigest,
+      isError: true,
+      code,
+      ...mark,
+    });
     return refusal(code, message);
   };
 
@@ -235,7 +248,7 @@ export async function callTool(
         ...(replayed ? { replayed: true } : {}),
       });
     }
-    log.evidence.push({
+    insertBySeq(log.evidence, seqs, seq, {
       key,
       name,
       tool: qualified,

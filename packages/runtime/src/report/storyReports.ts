@@ -1,4 +1,12 @@
-import { processAlive, type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
+import {
+  addTokens,
+  processAlive,
+  type RunEvent,
+  type StepStatus,
+  sumTokens,
+  type TokenCount,
+  turnTokens,
+} from "@meshflow/core";
 import type { RunRecord } from "../store/RunRecord.js";
 
 /** A step of a story report: its latest attempt, rebuilt from the run's events. */
@@ -119,11 +127,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
       case "model.turn": {
         const step = stepOf(e.storyId, e.step);
         if (!step) break;
-        step.tokens ??= { input: 0, output: 0, turns: 0 };
-        step.tokens.input += e.inputTokens;
-        step.tokens.output += e.outputTokens;
-        step.tokens.turns += 1;
-        if (e.costUsd !== undefined) step.tokens.costUsd = (step.tokens.costUsd ?? 0) + e.costUsd;
+        step.tokens = addTokens(step.tokens ?? { input: 0, output: 0, turns: 0 }, turnTokens(e));
         break;
       }
       case "tool.refused":

@@ -1,10 +1,11 @@
-import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
+import { eventTime, MeshflowError, type RunEvent, type RunSpent, toMeshflowError } from "@meshflow/core";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
 import type { RunDependencies, RunPause } from "../RunDependencies.js";
 import type { PlannedStory, RunPlan } from "../RunPlan.js";
 import type { RunHandle } from "../store/RunStore.js";
 import { AbortRace } from "./AbortRace.js";
+import { costSoFar } from "./costSoFar.js";
 import { Outbox } from "./Outbox.js";
 import { PassMarks, type Unmarked } from "./PassMarks.js";
 
@@ -32,6 +33,8 @@ export class SessionState {
   unmarked: Unmarked | undefined;
   /** What paused the run (its guard locked), when something did: the run stops, resumable. */
   paused: RunPause | undefined;
+  /** What the run's models have cost (`--max-run-cost`): a resumed run's earlier steps included. */
+  readonly runSpent: RunSpent = { costUsd: 0 };
 
   constructor(deps: RunDependencies, runId: string) {
     this.deps = deps;
@@ -62,6 +65,7 @@ export class SessionState {
     this.handle = handle;
     this.plan = plan;
     const { deps } = this;
+    this.#countEarlierCost(handle);
     this.runner = new StepRunner({
       runId: handle.runId,
       plane: deps.plane,
@@ -77,6 +81,8 @@ export class SessionState {
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
       ...(deps.onModelText ? { onModelText: deps.onModelText } : {}),
+      ...(deps.onModelWait ? { onModelWait: deps.onModelWait } : {}),
+      runSpent: this.runSpent,
       consults: {
         started: (frame) => this.consults?.started(frame),
         done: (frame, end) => this.consults?.done(frame, end),
@@ -94,6 +100,22 @@ export class SessionState {
   pause(code: RunPause["code"], reason: string): void {
     this.paused ??= { code, reason };
     this.controller.abort();
+  }
+
+  /**
+   * Adds what a resumed run's models spent before it stopped: the events recorded before now (a new
+   * run has none). Read in the background; the cost is a sum, so steps that start meanwhile lose nothing.
+   */
+  #countEarlierCost(handle: RunHandle): void {
+    const now = eventTime();
+    handle
+      .events()
+      .then((events) => {
+        this.runSpent.costUsd += costSoFar(events.filter((e) => e.time < now));
+      })
+      .catch((error: unknown) => {
+        this.warnings.push(`the cost of the run's earlier steps is not known: ${toMeshflowError(error).message}`);
+      });
   }
 
   requireHandle(): RunHandle {

@@ -11,6 +11,18 @@ const ModelSettingsSchema = z.strictObject({
   maxStepTokens: z.number().int().nonnegative(),
   stepTimeoutMs: z.number().int().nonnegative(),
   maxResultChars: z.number().int().positive(),
+  /** `--max-step-cost` and `--max-run-cost` in US dollars (0: none; absent in runs from before them). */
+  maxStepCostUsd: z.number().nonnegative().optional(),
+  maxRunCostUsd: z.number().nonnegative().optional(),
+  /** `--context-window` (0: the price table's) and `--context-share`. */
+  contextWindow: z.number().int().nonnegative().optional(),
+  contextShare: z.number().positive().max(1).optional(),
+  /** `--max-retry-wait` in ms. */
+  maxRetryWaitMs: z.number().int().nonnegative().optional(),
+  /** `--parallel-reads`. */
+  parallelReads: z.number().int().positive().optional(),
+  /** Absolute path of the `--prices` file. */
+  prices: z.string().optional(),
   /** Absolute path of the `--record` cassette. */
   record: z.string().optional(),
   /** Absolute path of the `--replay` cassette. */

@@ -2,8 +2,9 @@ import { Fragment } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
-import { ApiError, api, duration, num, plural, timeOfDay, useApi, useLive } from "../api.js";
+import { ApiError, api, duration, plural, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
+import { tokensLabel, turnLabel } from "../usage.js";
 import { useThrottled } from "./RunsPage.js";
 
 type Results = RunDetail["results"];
@@ -88,9 +89,8 @@ function Item({ item, results, turn }: { item: StepItem; results: Results; turn?
       <li class="turn" data-kind="turn">
         <details>
           <summary>
-            <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {num(item.inputTokens)} in /{" "}
-            {num(item.outputTokens)} out · {duration(item.latencyMs)}
-            {item.costUsd !== undefined ? ` · $${item.costUsd.toFixed(4)}` : ""}
+            <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {turnLabel(item)} ·{" "}
+            {duration(item.latencyMs)}
             {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
             {item.replayed ? " · replayed" : ""}
             {item.session ? ` · session ${item.session}` : ""}
@@ -140,8 +140,7 @@ function Step({
             {" "}
             {plural(step.items.filter((i) => i.kind === "call").length, "call")}, {plural(step.tools, "tool")}
             {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
-            {step.tokens ? `, ${num(step.tokens.input + step.tokens.output)} tokens` : ""}
-            {step.tokens?.costUsd !== undefined ? `, $${step.tokens.costUsd.toFixed(4)}` : ""}
+            {step.tokens ? `, ${tokensLabel(step.tokens)}` : ""}
           </span>
         </summary>
         {step.summary ? <p>{step.summary}</p> : null}
@@ -268,11 +267,7 @@ export function RunPage({ runId }: { runId: string }) {
       </h1>
       <p class="muted">
         {run.prd} · {plural(run.stories, "story", "stories")} · {plural(run.calls, "call")} · {duration(run.durationMs)}
-        {run.tokens
-          ? ` · ${num(run.tokens.input)} / ${num(run.tokens.output)} tokens in ${plural(run.tokens.turns, "turn")}${
-              run.tokens.costUsd !== undefined ? ` · $${run.tokens.costUsd.toFixed(4)}` : ""
-            }`
-          : ""}
+        {run.tokens ? ` · ${tokensLabel(run.tokens)}` : ""}
       </p>
       <div class="actions">
         <button type="button" onClick={() => act("resume")} disabled={!resumable}>

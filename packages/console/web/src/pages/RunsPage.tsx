@@ -2,6 +2,7 @@ import { useCallback, useRef, useState } from "preact/hooks";
 import type { RunRow } from "../../../src/RunCatalog.js";
 import { dateTime, duration, num, useApi, useLive } from "../api.js";
 import { Loading, Status } from "../components.js";
+import { costPart } from "../usage.js";
 
 /** Reloads at most every `ms` while live events arrive. */
 export function useThrottled(fn: () => void, ms = 300): () => void {
@@ -70,7 +71,10 @@ export function RunsPage() {
                   {num(r.calls)}
                   {r.refused ? ` (${r.refused} refused)` : ""}
                 </td>
-                <td>{r.tokens ? `${num(r.tokens.input)} / ${num(r.tokens.output)}` : "–"}</td>
+                <td>
+                  {r.tokens ? `${num(r.tokens.input)} / ${num(r.tokens.output)}` : "–"}
+                  {r.tokens ? costPart(r.tokens) : ""}
+                </td>
                 <td>{duration(r.durationMs)}</td>
                 <td>
                   <time dateTime={r.createdAt}>{dateTime(r.createdAt)}</time>

@@ -36,6 +36,12 @@ export interface ModelProviderPart<Name extends string = string> {
   /** False when the endpoint may need no key at all (a local server). */
   readonly keyRequired: boolean;
   readonly baseUrl: BaseUrlRule;
+  /**
+   * How the provider caches the prefix requests share: `breakpoints` — only up to the cache marks a
+   * request carries (Anthropic's `cache_control`), which meshflow's loop places; `automatic` — it
+   * caches long prefixes by itself and reports the tokens it read (OpenAI's `cached_tokens`).
+   */
+  readonly promptCache: "breakpoints" | "automatic";
 }
 
 /** Declares a provider part, keeping its name a literal type. */

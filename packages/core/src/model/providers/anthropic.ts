@@ -8,5 +8,6 @@ export const anthropic = defineModelProvider({
   sdkPackage: "@ai-sdk/anthropic",
   keyVariables: ["FLOW_MODEL_API_KEY", "ANTHROPIC_API_KEY"],
   keyRequired: true,
+  promptCache: "breakpoints",
   baseUrl: { default: "https://api.anthropic.com/v1" },
 });

@@ -8,5 +8,6 @@ export const openai = defineModelProvider({
   sdkPackage: "@ai-sdk/openai",
   keyVariables: ["FLOW_MODEL_API_KEY", "OPENAI_API_KEY"],
   keyRequired: true,
+  promptCache: "automatic",
   baseUrl: { default: "https://api.openai.com/v1" },
 });

@@ -11,5 +11,6 @@ export const openaiCompatible = defineModelProvider({
   // It speaks OpenAI's API, so users expect their OpenAI key to be sent; it is not.
   notSent: ["OPENAI_API_KEY"],
   keyRequired: false,
+  promptCache: "automatic",
   baseUrl: { required: { example: "http://127.0.0.1:11434/v1", server: "Ollama" } },
 });
