@@ -173,7 +173,7 @@ describe("flow serve: meshflow's run tools", () => {
     const result = await s.call("flow_coverage");
     expect(result.isError, textOf(result)).toBeFalsy();
     const report = dataOf(result);
-    expect(report.tools).toBe(13 + 14 + 10 + 5);
+    expect(report.tools).toBe(13 + 14 + 12 + 5);
     expect(report.percent).toBeGreaterThan(0);
     expect((report.specialists as { name: string }[]).map((x) => x.name)).toContain("development-agent");
     expect(report.failures).toEqual([]);
