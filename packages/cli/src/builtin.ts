@@ -14,7 +14,7 @@ export const BUILTIN_AGENTS = join(BUILTIN, "agents");
 export const BUILTIN_SKILLS = join(BUILTIN, "skills");
 
 /** The PRD's JSON Schema @meshflow/cli ships (`builtin/prd.schema.json`): a new PRD's `$schema` points at it. */
-export const BUILTIN_PRD_SCHEMA = join(BUILTIN, "prd.schema.json");
+const BUILTIN_PRD_SCHEMA = join(BUILTIN, "prd.schema.json");
 
 /**
  * The `$schema` of a PRD in `prdDir`: the schema this `flow` ships, relative to the PRD (through the

@@ -35,7 +35,7 @@ export interface ConvertOptions {
 }
 
 /** The PRD `flow prd convert` and `flow prd new` write when no `--out` is given. */
-export const DEFAULT_PRD = join("prd", "prd.json");
+const DEFAULT_PRD = join("prd", "prd.json");
 
 /** What the configured servers offer, or undefined (with the reason among the guesses). */
 async function offeredCapabilities(

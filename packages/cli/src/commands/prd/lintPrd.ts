@@ -3,7 +3,7 @@ import { isCheckable } from "./checkableCriteria.js";
 import type { StepNeeds } from "./stepNeeds.js";
 
 /** The checks of `flow prd lint`, by a stable name (`--json`'s `rule`). */
-export type LintRule = "uncheckable-criteria" | "no-verify" | "step-capabilities" | "no-plan" | "too-many-criteria";
+type LintRule = "uncheckable-criteria" | "no-verify" | "step-capabilities" | "no-plan" | "too-many-criteria";
 
 /** One thing a run would likely stumble on, located in the PRD. */
 export interface LintWarning {

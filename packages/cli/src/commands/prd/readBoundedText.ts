@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { MeshflowError } from "@meshflow/core";
 
 /** The largest Markdown file `flow prd` reads: 1 MiB (a PRD of hundreds of stories is a tenth of it). */
-export const MAX_MARKDOWN_BYTES = 1_048_576;
+const MAX_MARKDOWN_BYTES = 1_048_576;
 
 /**
  * Reads a UTF-8 text file of at most `maxBytes`: `file_not_found` (exit 2) when it cannot be opened,
