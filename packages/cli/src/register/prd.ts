@@ -1,5 +1,7 @@
 import type { ConvertOptions } from "../commands/prd/convert.js";
 import type { LintOptions } from "../commands/prd/lint.js";
+import type { NewPrdOptions } from "../commands/prd/newPrd.js";
+import { cassetteOptions, modelOptions } from "./modelOptions.js";
 import {
   agentsOption,
   commandGroup,
@@ -54,6 +56,41 @@ ${EXIT_CODES_HELP}`,
     .action(async (file: string, options) => {
       const { convertCommand } = await import("../commands/prd/convert.js");
       setExit(await convertCommand(file, flags<ConvertOptions>()(options), output));
+    });
+
+  cassetteOptions(
+    modelOptions(
+      prd
+        .command("new")
+        .description(
+          "a model or coding agent drafts a PRD (small stories, dependencies first, checkable criteria, verify); the draft is checked, repaired once or refused; on a terminal, shown for accept, edit or regenerate",
+        )
+        .option("--describe <text>", "what the PRD is for")
+        .option("--from <notes.md>", "a notes file to draft it from (at most 1 MiB)")
+        .option("--out <file>", "the PRD to write", "prd/prd.json")
+        .option("--force", "replace --out when it exists (never replaced otherwise)")
+        .option("-y, --yes", "write the first accepted draft without asking, also on a terminal")
+        .option("--no-discover", "start no MCP server: the draft names no server")
+        .option("--json", 'print {"file", "written", "model", "usage", "warnings", "prd"}; asks nothing (as --yes)')
+        .addOption(mcpConfigOption())
+        .addOption(routingOption())
+        .addOption(agentsOption())
+        .addOption(skillsOption()),
+    ),
+  )
+    .addHelpText(
+      "after",
+      `
+The model drafts through a tool, prd__submit_draft, within the budgets of a step (--max-turns,
+--max-step-tokens, --step-timeout, --max-step-cost): a draft with problems is sent back once with
+them, a second one is refused (exit 1, the problems listed); a model that never submits a valid
+draft stops with budget_exhausted (exit 1). The written PRD is linted as flow prd lint does.
+Edit uses $VISUAL, else $EDITOR, else vi.
+${EXIT_CODES_HELP}`,
+    )
+    .action(async (options) => {
+      const { newPrdCommand } = await import("../commands/prd/newPrd.js");
+      setExit(await newPrdCommand(flags<NewPrdOptions>()(options), output));
     });
 
   prd

@@ -1,4 +1,4 @@
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import { formatProblem, loadMcpConfig, type McpConfig, MeshflowError, projectRoot } from "@meshflow/core";
 import { prdSchemaRef } from "../../builtin.js";
 import { EXIT, type ExitCode } from "../../exitCodes.js";
@@ -15,7 +15,7 @@ import { type ServerCapabilities, serverCapabilities } from "./serverCapabilitie
 import { stepNeeds } from "./stepNeeds.js";
 import { storyTypes } from "./storyTypes.js";
 import { verifyCommands } from "./verifyCommands.js";
-import { refuseExisting, writeNewPrd } from "./writeNewPrd.js";
+import { DEFAULT_PRD, refuseExisting, writeNewPrd } from "./writeNewPrd.js";
 
 /** Options of `flow prd convert`. */
 export interface ConvertOptions {
@@ -33,9 +33,6 @@ export interface ConvertOptions {
   agents?: string[] | string;
   skills?: string;
 }
-
-/** The PRD `flow prd convert` and `flow prd new` write when no `--out` is given. */
-const DEFAULT_PRD = join("prd", "prd.json");
 
 /** What the configured servers offer, or undefined (with the reason among the guesses). */
 async function offeredCapabilities(

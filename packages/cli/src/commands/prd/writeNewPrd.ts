@@ -1,5 +1,9 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { MeshflowError, writeFileAtomic } from "@meshflow/core";
+
+/** The PRD `flow prd convert` and `flow prd new` write when no `--out` is given. */
+export const DEFAULT_PRD = join("prd", "prd.json");
 
 /** Refuses (`usage`, exit 2) to go on when `file` exists and `force` was not given: nothing is overwritten unasked. */
 export function refuseExisting(file: string, force: boolean | undefined): void {
