@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { ScriptedModelServer, type ScriptedReply } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { prdProject } from "../helpers/prdProject.js";
+import { ROOT } from "../helpers/runFlow.js";
+import { flowOnTerminal } from "../helpers/terminalFlow.js";
 
 // `flow prd new` as a user runs it: the built binary in a fresh project with real MCP servers, the
 // model played by a scripted server speaking the OpenAI wire format over real HTTP, reached through
@@ -94,8 +96,10 @@ describe("flow prd new", () => {
 
   it("sends a draft naming an unknown server back with its problems, and writes the repaired one", async () => {
     const { project, server, run } = await drafting([submit(draft(["github"])), submit(draft())]);
-    const result = await run(["--json"]);
+    project.write("notes.md", "- every task has a due date\n");
+    const result = await run(["--json", "--from", "notes.md"]);
     expect(result.code).toBe(0);
+    expect(server.requests[0]?.messages[0]?.text).toContain("Notes (notes.md):\n\n- every task has a due date");
     const report = JSON.parse(result.stdout) as { written: boolean; usage: { turns: number } };
     expect(report).toMatchObject({ file: "prd/prd.json", written: true, usage: { turns: 2 } });
     const feedback = server.requests[1]?.toolResults[0]?.text ?? "";
@@ -145,5 +149,43 @@ describe("flow prd new", () => {
     const exists = await project.flow(["prd", "new", "--describe", "x", "--out", "prd.json"], env);
     expect(exists.code).toBe(2);
     expect(exists.stderr).toContain("prd.json exists: give --force to replace it");
+  });
+});
+
+describe("flow prd new on a terminal", () => {
+  it("shows the draft for accept, edit or regenerate: regenerated, edited in $EDITOR, then written", async () => {
+    const first = draft();
+    const second = {
+      ...first,
+      userStories: [first.userStories[0], { ...first.userStories[1], title: "Mark a task done, again" }],
+    };
+    server = await ScriptedModelServer.start({ script: [submit(draft()), submit(second)], apiKey: KEY });
+    const project = prdProject();
+    const editor = `${process.execPath} ${join(ROOT, "tests/fixtures/editors/retitle.mjs")}`;
+    const terminal = flowOnTerminal(["prd", "new", "--describe", "A to-do list", "--model", "openai:gpt-test"], {
+      cwd: project.dir,
+      typing: true,
+      env: { FLOW_MODEL_BASE_URL: server.baseUrl, OPENAI_API_KEY: KEY, EDITOR: editor, VISUAL: undefined },
+    });
+    const prompt = "[a]ccept and write, [e]dit, [r]egenerate, [q]uit?";
+    // Typed only once the nth question is on the screen: an answer typed earlier could reach a
+    // question not asked yet.
+    const waitForPrompt = async (n: number) => {
+      while (terminal.screen().split(prompt).length - 1 < n) await new Promise((r) => setTimeout(r, 50));
+    };
+    await waitForPrompt(1);
+    expect(terminal.screen()).toContain("US-001  Store tasks  (priority 1)");
+    expect(terminal.screen()).toContain("steps 7 (filesystem), 5 (workspace)");
+    terminal.type("r\n");
+    await terminal.waitFor("Mark a task done, again");
+    await waitForPrompt(2);
+    terminal.type("e\n");
+    await terminal.waitFor("US-001  Edited title");
+    await waitForPrompt(3);
+    terminal.type("a\n");
+    expect(await terminal.exit).toBe(0);
+    const stories = (project.json("prd/prd.json") as { userStories: Array<{ title: string }> }).userStories;
+    expect(stories.map((s) => s.title)).toEqual(["Edited title", "Mark a task done, again"]);
+    expect(server?.requests).toHaveLength(2);
   });
 });
