@@ -188,4 +188,19 @@ describe("flow prd new on a terminal", () => {
     expect(stories.map((s) => s.title)).toEqual(["Edited title", "Mark a task done, again"]);
     expect(server?.requests).toHaveLength(2);
   });
+
+  it("Ctrl-C at the question writes nothing and exits 130", async () => {
+    server = await ScriptedModelServer.start({ script: [submit(draft())], apiKey: KEY });
+    const project = prdProject();
+    const terminal = flowOnTerminal(["prd", "new", "--describe", "A to-do list", "--model", "openai:gpt-test"], {
+      cwd: project.dir,
+      typing: true,
+      env: { FLOW_MODEL_BASE_URL: server.baseUrl, OPENAI_API_KEY: KEY },
+    });
+    await terminal.waitFor("[q]uit?");
+    terminal.type("\x03");
+    expect(await terminal.exit).toBe(130);
+    expect(terminal.screen()).toContain("flow: interrupted: nothing written");
+    expect(existsSync(join(project.dir, "prd/prd.json"))).toBe(false);
+  });
 });

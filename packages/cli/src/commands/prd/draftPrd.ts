@@ -24,6 +24,8 @@ export interface DraftInput {
   knownServers: ReadonlySet<string>;
   /** Told each model turn (a progress line). */
   onTurn?: (report: ModelTurnReport) => void;
+  /** Aborted when the person stops `flow` (Ctrl-C): the model loop, or the harness program, stops too. */
+  signal?: AbortSignal;
 }
 
 /** An accepted draft, its warnings, and what drafting it used. */
@@ -75,6 +77,8 @@ function draftTask(input: DraftInput): ModelTask {
  */
 export async function draftPrd(model: StepModel, input: DraftInput): Promise<Draft> {
   const abort = new AbortController();
+  const stop = () => abort.abort();
+  input.signal?.addEventListener("abort", stop, { once: true });
   const session = new DraftSession(input.check, input.knownServers, abort, input.file);
   const io: ModelStepIO = {
     call: async (name, args) => {
@@ -86,7 +90,12 @@ export async function draftPrd(model: StepModel, input: DraftInput): Promise<Dra
     onTurn: (report) => input.onTurn?.(report),
     signal: abort.signal,
   };
-  const claim = await model.run(draftTask(input), io);
+  let claim: ModelClaim;
+  try {
+    claim = await model.run(draftTask(input), io);
+  } finally {
+    input.signal?.removeEventListener("abort", stop);
+  }
   if (session.accepted) return { prd: session.accepted, warnings: session.warnings, usage: claim.usage };
   if (session.refused)
     throw new MeshflowError(

@@ -121,6 +121,12 @@ export async function newPrdCommand(options: NewPrdOptions, output: Output): Pro
     : undefined;
   let draft: Draft;
   let prd: Prd | undefined;
+  // Ctrl-C stops the drafting model (a harness program in its own process group included) before flow
+  // ends; at the review's question the terminal's Ctrl-C reaches the prompt, which ends the same way.
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once("SIGINT", onSigint);
+  rl?.on("SIGINT", onSigint);
   try {
     for (;;) {
       draft = await draftPrd(model, {
@@ -129,18 +135,24 @@ export async function newPrdCommand(options: NewPrdOptions, output: Output): Pro
         file: out,
         check,
         knownServers: new Set(mcpConfig.servers.keys()),
+        signal: interrupt.signal,
         ...(options.json ? {} : { onTurn: progress(output, model.name) }),
       });
       if (!rl) {
         prd = draft.prd;
         break;
       }
-      const choice = await reviewDraft(draft.prd, check, rl, output);
+      const choice = await reviewDraft(draft.prd, check, rl, output, interrupt.signal);
       if (choice.kind === "regenerate") continue;
       if (choice.kind === "accept") prd = choice.prd;
       break;
     }
+  } catch (error) {
+    if (!interrupt.signal.aborted) throw error;
+    output.err("flow: interrupted: nothing written");
+    return EXIT.interrupted;
   } finally {
+    process.off("SIGINT", onSigint);
     rl?.close();
   }
   if (!prd) {

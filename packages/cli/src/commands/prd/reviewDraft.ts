@@ -58,12 +58,14 @@ function checkEdited(text: string, check: (value: unknown) => PrdCheck, output: 
 /**
  * Shows a draft on the terminal and asks: accept, edit (in `$VISUAL`/`$EDITOR`, checked again after),
  * regenerate (the model drafts again) or quit. Asks again after an edit, showing the edited draft.
+ * Rejects (an AbortError) when `signal` is aborted while it asks.
  */
 export async function reviewDraft(
   draft: Prd,
   check: (value: unknown) => PrdCheck,
   rl: Interface,
   output: Output,
+  signal: AbortSignal,
 ): Promise<ReviewChoice> {
   let current = draft;
   let text = `${JSON.stringify(draft, null, 2)}\n`;
@@ -71,7 +73,7 @@ export async function reviewDraft(
   let invalidEdit = false;
   for (;;) {
     if (!invalidEdit) output.err(["", ...draftSummary(current), ""].join("\n"));
-    const answer = (await rl.question("[a]ccept and write, [e]dit, [r]egenerate, [q]uit? ")).trim().toLowerCase();
+    const answer = (await rl.question("[a]ccept and write, [e]dit, [r]egenerate, [q]uit? ", { signal })).trim().toLowerCase();
     if (answer === "a" || answer === "accept") {
       if (!invalidEdit) return { kind: "accept", prd: current };
       output.err("flow: the edited draft is not valid: [e]dit it again, [r]egenerate or [q]uit");
