@@ -73,7 +73,9 @@ export async function reviewDraft(
   let invalidEdit = false;
   for (;;) {
     if (!invalidEdit) output.err(["", ...draftSummary(current), ""].join("\n"));
-    const answer = (await rl.question("[a]ccept and write, [e]dit, [r]egenerate, [q]uit? ", { signal })).trim().toLowerCase();
+    const answer = (await rl.question("[a]ccept and write, [e]dit, [r]egenerate, [q]uit? ", { signal }))
+      .trim()
+      .toLowerCase();
     if (answer === "a" || answer === "accept") {
       if (!invalidEdit) return { kind: "accept", prd: current };
       output.err("flow: the edited draft is not valid: [e]dit it again, [r]egenerate or [q]uit");
