@@ -11,6 +11,8 @@ export interface TerminalFlow {
   exit: Promise<number | null>;
   /** Ends the terminal: flow gets its hangup. */
   stop(): void;
+  /** Types `text` at the terminal (with `typing: true` only). */
+  type(text: string): void;
 }
 
 const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
@@ -25,14 +27,16 @@ const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]|\r/g;
  */
 export function flowOnTerminal(
   args: readonly string[],
-  options: { cwd: string; env?: Record<string, string | undefined> },
+  options: { cwd: string; env?: Record<string, string | undefined>; typing?: boolean },
 ): TerminalFlow {
   const command = [process.execPath, FLOW_BIN, ...args].map(quote).join(" ");
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd: options.cwd,
     env: flowEnv({ ...options.env, CI: undefined, FORCE_COLOR: undefined, NO_COLOR: "1" }),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  // Without typing the terminal's input ends at once, as from /dev/null.
+  if (!options.typing) child.stdin.end();
   let raw = "";
   const waiters = new Set<() => void>();
   child.stdout.on("data", (chunk: Buffer) => {
@@ -46,6 +50,10 @@ export function flowOnTerminal(
     screen,
     exit,
     stop: () => child.kill("SIGTERM"),
+    type(text) {
+      if (!options.typing) throw new Error("flowOnTerminal: give typing: true to type at the terminal");
+      child.stdin.write(text);
+    },
     waitFor(text) {
       return new Promise((resolve, reject) => {
         const check = () => {

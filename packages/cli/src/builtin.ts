@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { packageFile, userCacheDir } from "@meshflow/core";
 
 // builtin/ sits beside dist/ and src/ in the package (scripts/copy-builtin.mjs fills it at build).
@@ -14,7 +14,15 @@ export const BUILTIN_AGENTS = join(BUILTIN, "agents");
 export const BUILTIN_SKILLS = join(BUILTIN, "skills");
 
 /** The PRD's JSON Schema @meshflow/cli ships (`builtin/prd.schema.json`): a new PRD's `$schema` points at it. */
-export const BUILTIN_PRD_SCHEMA = join(BUILTIN, "prd.schema.json");
+const BUILTIN_PRD_SCHEMA = join(BUILTIN, "prd.schema.json");
+
+/**
+ * The `$schema` of a PRD in `prdDir`: the schema this `flow` ships, relative to the PRD (through the
+ * project's node_modules once installed), so editors find it wherever the project is moved or cloned.
+ */
+export function prdSchemaRef(prdDir: string): string {
+  return relative(prdDir, BUILTIN_PRD_SCHEMA).split(sep).join("/");
+}
 
 /** Where merged skills folders are kept: the user's cache, else a private folder of this process. */
 function skillsCacheDir(): string {

@@ -11,6 +11,7 @@ import { registerInit } from "./register/init.js";
 import { registerMark } from "./register/mark.js";
 import { registerNew } from "./register/new.js";
 import { registerPlan } from "./register/plan.js";
+import { registerPrd } from "./register/prd.js";
 import { registerReset } from "./register/reset.js";
 import { registerResume } from "./register/resume.js";
 import { registerRun } from "./register/run.js";
@@ -36,6 +37,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerInit,
   registerValidate,
   registerPlan,
+  registerPrd,
   registerRun,
   registerResume,
   registerReset,

@@ -126,7 +126,7 @@ export { PrdSplitter, type SplitElement } from "./prd/PrdSplitter.js";
 export { PRD_SCHEMA_PATH, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export type { PrdLimits } from "./prd/prdLimits.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
-export type { PrdHead, PrdValidation, PrdValidationContext } from "./prd/validatePrd.js";
+export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
 
 export {

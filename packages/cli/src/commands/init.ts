@@ -1,9 +1,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { MeshflowError } from "@meshflow/core";
-import { BUILTIN_PRD_SCHEMA } from "../builtin.js";
+import { dirname, join, resolve } from "node:path";
+import { prdSchemaRef } from "../builtin.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
+import { type ProjectFacts, readProjectFacts } from "./projectFacts.js";
 
 /** Options of `flow init`. */
 export interface InitOptions {
@@ -22,29 +22,6 @@ interface InitFile {
 
 /** The commands `flow init` suggests next. */
 const INIT_NEXT = ["npx flow validate prd/prd.json", "npx flow plan prd/prd.json", "npx flow run prd/prd.json"];
-
-interface ProjectFacts {
-  name: string;
-  /** argv of the test command, e.g. ["npm", "test"]; undefined without a test script. */
-  test: string[] | undefined;
-}
-
-function readProject(dir: string): ProjectFacts {
-  const file = join(dir, "package.json");
-  let pkg: { name?: unknown; scripts?: Record<string, unknown> } = {};
-  if (existsSync(file)) {
-    try {
-      pkg = JSON.parse(readFileSync(file, "utf8")) as typeof pkg;
-    } catch (cause) {
-      throw new MeshflowError("json_invalid", `${file}: not valid JSON (${(cause as Error).message})`, { cause });
-    }
-  }
-  const name = typeof pkg.name === "string" && pkg.name ? pkg.name : (dir.split(/[\\/]/).pop() ?? "project");
-  const script = pkg.scripts?.test;
-  // npm's placeholder test script only fails: no verify command from it.
-  const usable = typeof script === "string" && script.trim() !== "" && !script.includes("no test specified");
-  return { name, test: usable ? ["npm", "test"] : undefined };
-}
 
 async function ask(facts: ProjectFacts, output: Output): Promise<ProjectFacts> {
   const { createInterface } = await import("node:readline/promises");
@@ -77,14 +54,6 @@ function mcpConfig(test: string[] | undefined): unknown {
       workspace: { command: "npx", args: ["--no", "--", "flow", "workspace-server", "--root", ".", ...allow] },
     },
   };
-}
-
-/**
- * The `$schema` of a PRD in `prdDir`: the schema this `flow` ships, relative to the PRD (through the
- * project's node_modules once installed), so editors find it wherever the project is moved or cloned.
- */
-function prdSchemaRef(prdDir: string): string {
-  return relative(prdDir, BUILTIN_PRD_SCHEMA).split(sep).join("/");
 }
 
 function firstPrd(facts: ProjectFacts, schema: string): unknown {
@@ -149,7 +118,7 @@ function ignoreFlow(dir: string, done: InitFile[]): void {
  */
 export async function initCommand(options: InitOptions, output: Output): Promise<ExitCode> {
   const dir = resolve(options.dir ?? ".");
-  let facts = readProject(dir);
+  let facts = readProjectFacts(dir);
   if (!options.yes && !options.json && process.stdin.isTTY && process.stderr.isTTY) facts = await ask(facts, output);
   const done: InitFile[] = [];
   writeNew(dir, ".mcp.json", `${JSON.stringify(mcpConfig(facts.test), null, 2)}\n`, done);
