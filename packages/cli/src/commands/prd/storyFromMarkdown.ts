@@ -1,7 +1,7 @@
 import { MAX_STEP, MIN_STEP } from "@meshflow/core";
 import type { Guess } from "./Guess.js";
 import type { MarkdownStory, QualityGate } from "./parseMarkdownPrd.js";
-import { classifyStory, type StoryType, type StoryTypes } from "./storyTypes.js";
+import { classifyStory, type StoryType, type StoryTypes, telling } from "./storyTypes.js";
 
 /** One story of a Markdown PRD as PRD fields (everything but its servers and `verify`). */
 export interface ConvertedStory {
@@ -44,7 +44,11 @@ function kindOf(story: MarkdownStory, id: string, kinds: StoryTypes, guesses: Gu
       message: `**Type:** "${field.value}" is not a story kind (${kinds.types.map((t) => t.name).join(", ")}): kind guessed from its words`,
     });
   }
-  const { type, matched } = classifyStory(kinds, story.title, [story.description, ...story.criteria].join("\n"));
+  const { type, matched } = classifyStory(
+    kinds,
+    story.title,
+    [story.description, ...telling(kinds, story.criteria)].join("\n"),
+  );
   const why = matched.length ? `its words ${matched.map((w) => `"${w}"`).join(", ")}` : "no keyword of any kind";
   guesses.push({
     story: id,
