@@ -6,15 +6,9 @@
 
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
-export { locateStoryFields, type Span, type StoryFields } from "./gate/locateStoryFields.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";
 export { type GateResult, type ReusedVerify, runVerify, type VerifyResult } from "./gate/runVerify.js";
-export {
-  type PassMark,
-  type WriteBackCache,
-  writeStoriesPassed,
-  writeStoryPassed,
-} from "./gate/writeStoryPassed.js";
+export { type PassMark, writeStoriesPassed } from "./gate/writeStoriesPassed.js";
 export type { RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./internal/toolCall.js";
 export {

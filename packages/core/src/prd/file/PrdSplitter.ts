@@ -62,11 +62,6 @@ export class PrdSplitter {
     this.#onElement = onElement;
   }
 
-  /** False once the input turned out not to be a PRD this splitter can take apart. */
-  get usable(): boolean {
-    return this.#usable;
-  }
-
   /** Scans the next chunk (it is kept by reference: pass a buffer that is not reused). */
   push(chunk: Buffer): void {
     if (!this.#usable) return;
