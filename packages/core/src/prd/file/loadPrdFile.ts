@@ -9,8 +9,9 @@ import {
   sortProblems,
   validatePrdHead,
 } from "../validatePrd.js";
-import type { PrdLimits } from "./prdLimits.js";
-import { type PrdSource, readPrdAsync } from "./readPrd.js";
+import { prdChunks } from "./prdChunks.js";
+import { type PrdLimits, prdLimits } from "./prdLimits.js";
+import { type PrdReadOptions, type PrdSource, readPrdAsync } from "./readPrd.js";
 
 /** A PRD file as read from disk: its exact text, the typed PRD when valid, and every problem. */
 export interface LoadedPrd {
@@ -39,9 +40,15 @@ export async function loadPrdFile(
   context: Omit<PrdValidationContext, "file">,
   limits?: PrdLimits,
 ): Promise<LoadedPrd> {
+  // The text is kept: the file is read at once, then split.
+  const bytes = Buffer.concat([...prdChunks(file, limits ?? prdLimits())]);
   const stories: Story[] = [];
-  const { head, problems, text = "" } = await scan(file, context, (story) => stories.push(story), limits, true);
-  return { file, text, prd: head && !hasErrors(problems) ? { ...head, userStories: stories } : undefined, problems };
+  const { head, problems } = await scan(file, context, (story) => stories.push(story), {
+    ...(limits && { limits }),
+    bytes,
+  });
+  const prd = head && !hasErrors(problems) ? { ...head, userStories: stories } : undefined;
+  return { file, text: bytes.toString("utf8"), prd, problems };
 }
 
 /**
@@ -49,39 +56,33 @@ export async function loadPrdFile(
  * in the result) instead of keeping them: only one story's value exists at a time, so the memory a
  * PRD needs does not grow with its stories. Valid when `problems` has no error.
  */
-export async function scanPrdFile(
+export function scanPrdFile(
   file: string,
   context: Omit<PrdValidationContext, "file">,
   onStory: (story: Story, index: number) => void,
   limits?: PrdLimits,
 ): Promise<PrdScan> {
-  const { text: _text, ...scanned } = await scan(file, context, onStory, limits, false);
-  return scanned;
+  return scan(file, context, onStory, { ...(limits && { limits }), source: true });
 }
 
 async function scan(
   file: string,
   context: Omit<PrdValidationContext, "file">,
   onStory: (story: Story, index: number) => void,
-  limits: PrdLimits | undefined,
-  keepText: boolean,
-): Promise<PrdScan & { text?: string }> {
+  options: PrdReadOptions,
+): Promise<PrdScan> {
   // A `verify` cwd must stay inside the PRD's project.
   const prdDir = dirname(resolve(file));
   const checker = new StoryChecker({ ...context, file, location: { prdDir, projectDir: projectRoot(prdDir) } });
   const read = await readPrdAsync(file, {
-    ...(limits ? { limits } : {}),
-    keepBytes: keepText,
-    source: !keepText,
+    ...options,
     onStory: (value, index) => {
       const story = checker.check(value, index);
       if (story) onStory(story, index);
     },
   });
-  const { source } = read;
-  const text = read.bytes?.toString("utf8");
-  if (read.problems.length) return { file, head: undefined, problems: read.problems, ...(keepText ? { text } : {}) };
+  if (read.problems.length) return { file, head: undefined, problems: read.problems };
   const { head, problems } = validatePrdHead(read.head, file);
   problems.push(...checker.finish());
-  return { file, head, problems: sortProblems(problems), ...(source ? { source } : {}), ...(keepText ? { text } : {}) };
+  return { file, head, problems: sortProblems(problems), ...(read.source && { source: read.source }) };
 }

@@ -25,9 +25,7 @@ export interface PrdReadOptions {
    * without it the elements are only split off.
    */
   onStory?: (value: unknown, index: number, bytes?: Buffer) => void;
-  /** Keep the file's bytes (read once, they are what the split and the digest saw). */
-  keepBytes?: boolean;
-  /** Read these bytes (a save held in memory) instead of the file. */
+  /** Read these bytes (the file read already, or a save held in memory) instead of the file. */
   bytes?: Buffer;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
@@ -43,7 +41,6 @@ export interface PrdRead {
   problems: Problem[];
   /** Set when the file was read story by story and `source` was asked for. */
   source?: PrdSource;
-  bytes?: Buffer;
 }
 
 /**
@@ -55,7 +52,6 @@ export interface PrdRead {
 function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRead, undefined> {
   const { onStory, limits = prdLimits() } = options;
   const hash = options.source ? createHash("sha256") : undefined;
-  const chunks: Buffer[] = [];
   const spans: number[] = [];
   let broken = false;
   const splitter = new PrdSplitter(({ bytes, start, end }) => {
@@ -73,20 +69,9 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   });
   for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, limits)) {
     hash?.update(chunk);
-    if (options.keepBytes) chunks.push(chunk);
     if (!broken) splitter.push(chunk);
     yield;
   }
-  let bytes: Buffer | undefined;
-  const all = () => {
-    bytes ??= Buffer.concat(options.keepBytes ? chunks : [...prdChunks(file, limits)]);
-    return bytes;
-  };
-  const read = (head: unknown, problems: Problem[]): PrdRead => ({
-    head,
-    problems,
-    ...(options.keepBytes ? { bytes: all() } : {}),
-  });
   let head: unknown;
   try {
     const own = broken ? undefined : splitter.finish();
@@ -95,28 +80,31 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
     // Not JSON around the stories: the whole parse says where.
   }
   if (head !== undefined)
-    return { ...read(head, []), ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
+    return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
-  const parsed = parseJsonText(all().toString("utf8"));
+  const parsed = parseJsonText((options.bytes ?? Buffer.concat([...prdChunks(file, limits)])).toString("utf8"));
   const problem = (path: string, message: string): Problem[] => [{ file, path, message, severity: "error" }];
   if (!parsed.ok) {
     const { line, column } = parsed.position;
-    return read(undefined, problem("$", `invalid JSON at line ${line}, column ${column}: ${parsed.message}`));
+    return {
+      head: undefined,
+      problems: problem("$", `invalid JSON at line ${line}, column ${column}: ${parsed.message}`),
+    };
   }
   const stories = (parsed.value as { userStories?: unknown } | null)?.userStories;
-  if (!Array.isArray(stories)) return read(parsed.value, []);
+  if (!Array.isArray(stories)) return { head: parsed.value, problems: [] };
   // Counted here for a PRD the split could not take apart, still before any story is handed over.
   if (stories.length > limits.maxStories) throw tooManyStories(file, limits);
   if (spans.length)
-    return read(
-      undefined,
-      problem(
+    return {
+      head: undefined,
+      problems: problem(
         "$.userStories",
         "could not be read one story at a time: is `userStories` given twice? (JSON keeps only the last)",
       ),
-    );
+    };
   for (const [index, story] of stories.entries()) onStory?.(story, index);
-  return read({ ...(parsed.value as object), userStories: [] }, []);
+  return { head: { ...(parsed.value as object), userStories: [] }, problems: [] };
 }
 
 /** {@link readPrd} at once (the write-back and the outline, which are synchronous). */
