@@ -66,7 +66,7 @@ export function copyEdited(target: string, located: Located): Edited {
       };
       let position = 0;
       let next = 0;
-      for (const chunk of bytes ? [bytes] : prdChunks(target, undefined, fd)) {
+      for (const chunk of bytes ? [bytes] : prdChunks(target, { fd, reuse: true })) {
         if (!bytes) read.update(chunk);
         for (let i = 0; i < chunk.length; ) {
           const edit = edits[next];

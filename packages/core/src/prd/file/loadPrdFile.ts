@@ -41,7 +41,7 @@ export async function loadPrdFile(
   limits?: PrdLimits,
 ): Promise<LoadedPrd> {
   // The text is kept: the file is read at once, then split.
-  const bytes = Buffer.concat([...prdChunks(file, limits ?? prdLimits())]);
+  const bytes = Buffer.concat([...prdChunks(file, { limits: limits ?? prdLimits() })]);
   const stories: Story[] = [];
   const { head, problems } = await scan(file, context, (story) => stories.push(story), {
     ...(limits && { limits }),

@@ -67,7 +67,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
     spans.push(start, end);
     onStory?.(value, spans.length / 2 - 1, bytes);
   });
-  for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, limits)) {
+  for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, { limits })) {
     hash?.update(chunk);
     if (!broken) splitter.push(chunk);
     yield;
@@ -82,7 +82,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   if (head !== undefined)
     return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
-  const parsed = parseJsonText((options.bytes ?? Buffer.concat([...prdChunks(file, limits)])).toString("utf8"));
+  const parsed = parseJsonText((options.bytes ?? Buffer.concat([...prdChunks(file, { limits })])).toString("utf8"));
   const problem = (path: string, message: string): Problem[] => [{ file, path, message, severity: "error" }];
   if (!parsed.ok) {
     const { line, column } = parsed.position;

@@ -22,7 +22,7 @@ export type Replacement = { kind: "changed" } | { kind: "replaced" } | { kind: "
 /** sha256 (hex) of everything a PRD file (or the open file `fd`, from its start) holds now, read a chunk at a time. */
 export function prdDigest(file: string, fd?: number): string {
   const hash = createHash("sha256");
-  for (const chunk of prdChunks(file, undefined, fd)) hash.update(chunk);
+  for (const chunk of prdChunks(file, { fd, reuse: true })) hash.update(chunk);
   return hash.digest("hex");
 }
 
@@ -30,7 +30,7 @@ export function prdDigest(file: string, fd?: number): string {
 export function readVersion(file: string): PrdVersion & { bytes: Buffer } {
   const fd = openSync(file, "r");
   try {
-    const bytes = Buffer.concat([...prdChunks(file, undefined, fd)]);
+    const bytes = Buffer.concat([...prdChunks(file, { fd })]);
     const { ino, mode } = fstatSync(fd);
     return { bytes, digest: createHash("sha256").update(bytes).digest("hex"), ino, mode: mode & 0o7777 };
   } finally {
@@ -89,7 +89,7 @@ export function replacePrd(
     if (prdDigest(file, held) === expected.digest) return { kind: "replaced" };
     // A save in place went into the replaced file; its writer may still be writing.
     for (let attempt = 1; ; attempt++) {
-      const text = Buffer.concat([...prdChunks(file, undefined, held)]).toString("utf8");
+      const text = Buffer.concat([...prdChunks(file, { fd: held })]).toString("utf8");
       if (wholeJson(text) || attempt >= WHOLE_ATTEMPTS) return { kind: "displaced", text };
       pause(1);
     }
