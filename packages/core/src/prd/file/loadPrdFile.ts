@@ -1,12 +1,13 @@
 import { dirname, resolve } from "node:path";
 import { projectRoot } from "../../fs/projectRoot.js";
-import { hasErrors, type Problem } from "../../problems/Problem.js";
+import type { Problem } from "../../problems/Problem.js";
 import type { Prd, Story } from "../PrdSchema.js";
 import {
   type PrdHead,
   type PrdValidationContext,
   StoryChecker,
   sortProblems,
+  validatePrd,
   validatePrdHead,
 } from "../validatePrd.js";
 import { prdChunks } from "./prdChunks.js";
@@ -40,15 +41,15 @@ export async function loadPrdFile(
   context: Omit<PrdValidationContext, "file">,
   limits?: PrdLimits,
 ): Promise<LoadedPrd> {
-  // The text is kept: the file is read at once, then split.
+  // The text is kept: the file is read at once, its stories counted as they are split off, then it is
+  // parsed whole (one native parse is cheaper than one per story when every story is kept anyway).
   const bytes = Buffer.concat([...prdChunks(file, { limits: limits ?? prdLimits() })]);
-  const stories: Story[] = [];
-  const { head, problems } = await scan(file, context, (story) => stories.push(story), {
-    ...(limits && { limits }),
-    bytes,
-  });
-  const prd = head && !hasErrors(problems) ? { ...head, userStories: stories } : undefined;
-  return { file, text: bytes.toString("utf8"), prd, problems };
+  const read = await readPrdAsync(file, { ...(limits && { limits }), bytes, whole: "always" });
+  const text = bytes.toString("utf8");
+  if (read.problems.length) return { file, text, prd: undefined, problems: read.problems };
+  const prdDir = dirname(resolve(file));
+  const location = { prdDir, projectDir: projectRoot(prdDir) };
+  return { file, text, ...validatePrd(read.value, { ...context, file, location }) };
 }
 
 /**

@@ -29,8 +29,11 @@ export interface PrdReadOptions {
   bytes?: Buffer;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
-  /** false: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed whole. */
-  whole?: boolean;
+  /**
+   * `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed
+   * whole; `"always"`: the split only counts the stories, then the file is parsed whole (`value`).
+   */
+  whole?: boolean | "always";
 }
 
 /** What a read found. */
@@ -41,6 +44,8 @@ export interface PrdRead {
   problems: Problem[];
   /** Set when the file was read story by story and `source` was asked for. */
   source?: PrdSource;
+  /** The whole PRD's value, with `whole: "always"`. */
+  value?: unknown;
 }
 
 /**
@@ -79,7 +84,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   } catch {
     // Not JSON around the stories: the whole parse says where.
   }
-  if (head !== undefined)
+  if (head !== undefined && options.whole !== "always")
     return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
   const parsed = parseJsonText((options.bytes ?? Buffer.concat([...prdChunks(file, { limits })])).toString("utf8"));
@@ -92,10 +97,11 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
     };
   }
   const stories = (parsed.value as { userStories?: unknown } | null)?.userStories;
-  if (!Array.isArray(stories)) return { head: parsed.value, problems: [] };
+  const value = options.whole === "always" ? { value: parsed.value } : {};
+  if (!Array.isArray(stories)) return { head: parsed.value, problems: [], ...value };
   // Counted here for a PRD the split could not take apart, still before any story is handed over.
   if (stories.length > limits.maxStories) throw tooManyStories(file, limits);
-  if (spans.length)
+  if (spans.length && onStory)
     return {
       head: undefined,
       problems: problem(
@@ -104,7 +110,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
       ),
     };
   for (const [index, story] of stories.entries()) onStory?.(story, index);
-  return { head: { ...(parsed.value as object), userStories: [] }, problems: [] };
+  return { head: { ...(parsed.value as object), userStories: [] }, problems: [], ...value };
 }
 
 /** {@link readPrd} at once (the write-back and the outline, which are synchronous). */
