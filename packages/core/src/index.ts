@@ -27,7 +27,6 @@ export {
   type JsonLimitProblem,
   MAX_ARGUMENT_DEPTH,
 } from "./json/checkJsonLimits.js";
-export { jsoncParser } from "./json/jsoncParser.js";
 export { formatJsonPath } from "./json/jsonPath.js";
 export { type JsonParseResult, parseJsonText, type TextPosition } from "./json/parseJsonText.js";
 export type { ExpandResult } from "./mcpConfig/expandEnv.js";
@@ -107,8 +106,14 @@ export {
   planPrd,
   StoryPlanner,
 } from "./plan/planPrd.js";
-export { type LoadedPrd, loadPrdFile, type PrdScan, type PrdSource, scanPrdFile } from "./prd/loadPrdFile.js";
-export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/PrdFolder.js";
+export { type LoadedPrd, loadPrdFile, type PrdScan, scanPrdFile } from "./prd/file/loadPrdFile.js";
+export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/file/PrdFolder.js";
+export { type PrdLimits, prdLimits } from "./prd/file/prdLimits.js";
+export { type PrdRead, type PrdReadOptions, type PrdSource, readPrdSync } from "./prd/file/readPrd.js";
+export { type OutlineStory, outlineRunOrder, type PrdOutline, readPrdOutline } from "./prd/file/readPrdOutline.js";
+export { prdDigest } from "./prd/file/replacePrd.js";
+export type { StoryEdit } from "./prd/file/storyText.js";
+export { type PrdWriteCache, type StoriesWritten, writePrdStories } from "./prd/file/writePrdStories.js";
 export {
   MAX_STEP,
   MIN_STEP,
@@ -122,9 +127,7 @@ export {
   stepKey,
   type VerifyCommand,
 } from "./prd/PrdSchema.js";
-export { PrdSplitter, type SplitElement } from "./prd/PrdSplitter.js";
-export { PRD_SCHEMA_PATH, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
-export type { PrdLimits } from "./prd/prdLimits.js";
+export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";

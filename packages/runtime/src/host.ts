@@ -7,14 +7,9 @@
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
-export type { Span, StoryFields } from "./gate/locateStoryFields.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";
 export type { GateResult, ReusedVerify, VerifyResult } from "./gate/runVerify.js";
-export {
-  type PassMark,
-  type WriteBackCache,
-  writeStoriesPassed,
-} from "./gate/writeStoryPassed.js";
+export { type PassMark, writeStoriesPassed } from "./gate/writeStoriesPassed.js";
 export type {
   ChiefAnalyst,
   ChiefContext,

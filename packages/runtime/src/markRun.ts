@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { toMeshflowError } from "@meshflow/core";
-import { marksMissing, settleMarks } from "./gate/settleMarks.js";
-import type { PassMark } from "./gate/writeStoryPassed.js";
+import { settleMarks } from "./gate/settleMarks.js";
+import type { PassMark } from "./gate/writeStoriesPassed.js";
 import { passNote } from "./session/PassMarks.js";
 import type { RunStore } from "./store/RunStore.js";
 
@@ -42,20 +41,15 @@ export async function markRun(store: RunStore, runId: string): Promise<MarkResul
     ];
     const note = passNote(runId, dirname(prd), handle.evidenceFile);
     const marks: PassMark[] = passed.map((storyId) => ({ storyId, note }));
-    let before: PassMark[] = marks;
-    try {
-      before = marksMissing(readFileSync(prd, "utf8"), marks).missing;
-    } catch {
-      // Read again (and reported) below.
-    }
-    const { missing, error } = before.length ? settleMarks(prd, before) : { missing: [], error: undefined };
+    // Watched until they stay only when some were missing.
+    const { missing, marked, error } = settleMarks(prd, marks, { alwaysWatch: false });
     const unmarked = missing.map((m) => m.storyId);
     handle.updateRecord({ unmarked: unmarked.length ? unmarked : undefined });
     return {
       runId,
       prd,
       passed,
-      marked: before.filter((m) => !missing.includes(m)).map((m) => m.storyId),
+      marked: marked.map((m) => m.storyId),
       unmarked,
       ...(unmarked.length
         ? { reason: error ? toMeshflowError(error).message : `${prd} kept changing: saves kept dropping the marks` }

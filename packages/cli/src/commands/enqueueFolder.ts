@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { type FolderPrd, listPrdFolder, MeshflowError } from "@meshflow/core";
+import { type FolderPrd, listPrdFolder, MeshflowError, readPrdOutline } from "@meshflow/core";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { type EnqueueOptions, enqueueCommand } from "./enqueue.js";
@@ -8,8 +7,7 @@ import { type EnqueueOptions, enqueueCommand } from "./enqueue.js";
 /** True when every story of the PRD file has `passes: true` (false when it cannot be read). */
 function allPassed(file: string): boolean {
   try {
-    const prd = JSON.parse(readFileSync(file, "utf8")) as { userStories?: Array<{ passes?: unknown }> };
-    return Array.isArray(prd.userStories) && prd.userStories.every((s) => s.passes === true);
+    return readPrdOutline(file)?.stories.every((s) => s.passes) === true;
   } catch {
     return false;
   }

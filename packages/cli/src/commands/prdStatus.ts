@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { listPrdFolder, PrdSchema } from "@meshflow/core";
+import { listPrdFolder, readPrdOutline } from "@meshflow/core";
 import { FileRunStore, ProgressLog, StoryMemory } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
@@ -43,16 +42,12 @@ function prdStatusLines(folder: string, storeRoot: string): PrdStatusLine[] {
       blocked: 0,
       progress,
     };
-    let parsed: ReturnType<typeof PrdSchema.safeParse>;
-    try {
-      parsed = PrdSchema.safeParse(JSON.parse(readFileSync(entry.file, "utf8")));
-    } catch (error) {
-      return { ...line, error: `not valid JSON: ${(error as Error).message}` };
-    }
-    if (!parsed.success) return { ...line, error: "not a valid PRD (run flow validate)" };
+    // Its dependsOn was read (and checked) by listPrdFolder already.
+    const outline = readPrdOutline(entry.file);
+    if (outline?.project === undefined) return { ...line, error: "not a valid PRD (run flow validate)" };
     const latest = memory.latest(entry.file);
-    line.project = parsed.data.project;
-    for (const story of parsed.data.userStories) {
+    line.project = outline.project;
+    for (const story of outline.stories) {
       const last = latest.get(story.id)?.status;
       if (story.passes) line.passed++;
       else if (last === "failed") line.failed++;

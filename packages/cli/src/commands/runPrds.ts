@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
-import { type FolderPrd, isPrdFolder, listPrdFolder, MeshflowError } from "@meshflow/core";
+import {
+  type FolderPrd,
+  isPrdFolder,
+  listPrdFolder,
+  MeshflowError,
+  outlineRunOrder,
+  readPrdOutline,
+} from "@meshflow/core";
 import {
   assertCleanTree,
   bookkeeping,
@@ -19,7 +26,6 @@ import type { Output } from "../output.js";
 import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
 import { modelSettings } from "./modelSettings.js";
-import { outlineRunOrder, readPrdOutline } from "./prdOutline.js";
 import { prdServers } from "./prdServers.js";
 import {
   confirmation,

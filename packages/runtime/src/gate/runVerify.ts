@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { isInside, projectRoot, runProcess, stripAnsi, type VerifyCommand } from "@meshflow/core";
 
 /** Default time limit of one verify command. */
-export const DEFAULT_VERIFY_TIMEOUT_MS = 120_000;
+const DEFAULT_VERIFY_TIMEOUT_MS = 120_000;
 
 /** What one verify command did. */
 export interface VerifyResult {
@@ -41,7 +41,7 @@ export interface GateResult {
 }
 
 /** Lines of a failed command's output that the gate reports (terminal, `flow status`, evidence). */
-export const TAIL_LINES = 20;
+const TAIL_LINES = 20;
 /** Bytes kept of each stream of a verify command: its output never grows memory without bound. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
 const KILL_GRACE_MS = 2_000;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { marksMissing, settleMarks } from "./settleMarks.js";
+import { settleMarks } from "./settleMarks.js";
 
 const story = (id: string) => ({ id, title: id, description: "", passes: false, notes: "" });
 const mark = { storyId: "A", note: "Passed in run r1." };
@@ -35,11 +35,11 @@ describe("settleMarks", () => {
     await new Promise((resolve) => editor.stdout.once("data", resolve));
     const exited = new Promise((resolve) => editor.on("exit", resolve));
     // Long enough a watch for the editor's save to land within it, however loaded the machine.
-    expect(settleMarks(file, [mark], { quietMs: 5000 })).toEqual({ missing: [] });
+    expect(settleMarks(file, [mark], { quietMs: 5000 })).toEqual({ missing: [], marked: [mark] });
     await exited;
-    const text = readFileSync(file, "utf8");
-    expect(marksMissing(text, [mark]).missing).toEqual([]);
-    expect(JSON.parse(text).userStories[1].description).toBe("edited");
+    const prd = JSON.parse(readFileSync(file, "utf8"));
+    expect(prd.userStories[0]).toMatchObject({ passes: true, notes: mark.note });
+    expect(prd.userStories[1].description).toBe("edited");
   });
 
   it("reports marks whose story is gone at once, with the file's name", () => {

@@ -1,49 +1,35 @@
-import type { PrdSource } from "@meshflow/core";
+import { type PrdSource, type PrdWriteCache, prdDigest } from "@meshflow/core";
 import { type Settled, settleMarks } from "../gate/settleMarks.js";
-import { type PassMark, unchangedSince, type WriteBackCache, writeStoriesPassed } from "../gate/writeStoryPassed.js";
+import { type PassMark, writeStoriesPassed } from "../gate/writeStoriesPassed.js";
+
+/** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
+const WRITE_COST_FACTOR = 50;
 
 /**
  * Writes the completion gate's `passes: true` marks into the PRD, coalescing marks that arrive
- * within `intervalMs` of the last write into one atomic rewrite (a big PRD passing many quick stories
- * would otherwise be rewritten once per story). The interval also grows with the cost of a write (at
- * least {@link WRITE_COST_FACTOR} times the last write's duration), so rewriting a PRD of any size
- * takes a bounded share of the run and its memory does not grow with the file. A mark not yet
- * written is not lost: the story's `story.finished` event is already in the run's events, and the
- * run's end (or `flow mark`) writes it.
+ * within `intervalMs` of the last write (or {@link WRITE_COST_FACTOR} times its duration, for big
+ * PRDs) into one atomic rewrite. A mark not yet written is not lost: the story's `story.finished`
+ * event is already in the run's events, and the run's end (or `flow mark`) writes it.
  */
-/** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
-export const WRITE_COST_FACTOR = 50;
-
 export class PrdWriter {
   readonly #file: string;
   readonly #intervalMs: number;
   #pending: PassMark[] = [];
   /** Every mark written (or tried) so far: {@link close} checks they are all in the file. */
   readonly #written: PassMark[] = [];
-  /**
-   * A write gave up, or found the file written by someone else (an editor's save may have dropped an
-   * earlier mark): some marks may be missing from the file whatever it looks like now.
-   */
+  /** A write gave up, or found the file written by someone else: some marks may be missing from it. */
   #unsure = false;
   #last = Number.NEGATIVE_INFINITY;
   /** How long the last write took (ms). */
   #cost = 0;
   #timer: NodeJS.Timeout | undefined;
-  readonly #cache: WriteBackCache;
+  /** What the preflight read and each write left: while the file stays so, marks are written in a stream. */
+  readonly #cache: PrdWriteCache;
 
-  /**
-   * `source`: the file's bytes as the run's preflight read them; while the file stays so, marks with
-   * an index are written in a stream (the writer keeps `source` current as it writes).
-   */
-  constructor(
-    file: string,
-    options: {
-      intervalMs?: number;
-      source?: PrdSource | undefined;
-    } = {},
-  ) {
+  /** `source`: the file's bytes as the run's preflight read them. */
+  constructor(file: string, options: { intervalMs?: number; source?: PrdSource | undefined } = {}) {
     this.#file = file;
-    this.#cache = options.source ? { digest: options.source.digest, source: options.source } : {};
+    this.#cache = { ...options.source };
     this.#intervalMs = options.intervalMs ?? 500;
   }
 
@@ -57,41 +43,41 @@ export class PrdWriter {
 
   /** Writes every queued mark now. */
   flush(): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
-    const marks = this.#pending;
-    this.#pending = [];
+    const marks = this.#pending.splice(0);
     if (!marks.length) return;
     const start = performance.now();
+    this.#written.push(...marks);
     try {
       if (writeStoriesPassed(this.#file, marks, this.#cache).foreign) this.#unsure = true;
-      this.#written.push(...marks);
     } catch {
       // Written again when the writer closes; reported only if they are still missing then.
       this.#unsure = true;
-      this.#written.push(...marks);
-    } finally {
-      this.#last = performance.now();
-      this.#cost = this.#last - start;
     }
+    this.#last = performance.now();
+    this.#cost = this.#last - start;
   }
 
   /**
-   * Writes every queued mark, then makes sure every mark of the writer is in the file: when a write
-   * gave up because the file kept changing, or someone else wrote the file during the run (an editor
-   * that saves a copy read before a mark landed drops it: the write-back keeps the editor's save,
-   * never overwrites it), the marks missing are written again on the newest text and the file is
-   * watched until they stay (see {@link settleMarks}). When only this writer wrote the file and every
-   * write landed, nothing needs reading again. Returns the marks the file still lacks (none when
-   * every mark landed) and why.
+   * Writes every queued mark, then, unless only this writer wrote the file and it is still what the
+   * last write left, makes sure every mark is in it (see {@link settleMarks}): an editor that saved a
+   * copy read before a mark landed dropped it. Returns the marks the file still lacks, and why.
    */
-  close(): Settled {
+  close(): Omit<Settled, "marked"> {
     this.flush();
     const written = this.#written.splice(0);
-    // Only this process wrote the file, every write landed and the file is still what the last one
-    // left: every mark is in it.
-    if (!written.length || (!this.#unsure && unchangedSince(this.#file, this.#cache))) return { missing: [] };
-    delete this.#cache.digest;
-    return settleMarks(this.#file, written);
+    if (!written.length || (!this.#unsure && this.#unchanged())) return { missing: [] };
+    const { missing, error } = settleMarks(this.#file, written);
+    return error === undefined ? { missing } : { missing, error };
+  }
+
+  /** True when the file is still what the last write left (nobody changed it since). */
+  #unchanged(): boolean {
+    try {
+      return this.#cache.digest !== undefined && prdDigest(this.#file) === this.#cache.digest;
+    } catch {
+      return false;
+    }
   }
 }

@@ -1,8 +1,7 @@
 import { dirname, resolve } from "node:path";
-import { MeshflowError } from "@meshflow/core";
+import { MeshflowError, readPrdOutline } from "@meshflow/core";
 import type { RunOptions } from "../store/RunRecord.js";
 import { Git } from "./Git.js";
-import { readPrdHead } from "./prdHead.js";
 import { assertCleanTree, bookkeeping, prdWorkflow, type StoryCommit } from "./prdWorkflow.js";
 import type { StoryHooks } from "./StoryHooks.js";
 
@@ -39,7 +38,7 @@ export interface RunWorkflow {
  */
 export async function workflowFor(options: WorkflowForOptions): Promise<RunWorkflow> {
   const prdFile = resolve(options.prdFile);
-  const head = readPrdHead(options.readFrom ?? prdFile);
+  const head = prdHead(options.readFrom ?? prdFile);
   const { commit } = head;
   if (commit && (options.parallel ?? 1) > 1)
     throw new MeshflowError(
@@ -61,4 +60,19 @@ export async function workflowFor(options: WorkflowForOptions): Promise<RunWorkf
     ...(options.onCommit ? { onCommit: options.onCommit } : {}),
   });
   return { hooks, workflow };
+}
+
+/**
+ * The PRD's own fields its workflow needs (whether stories are committed, the PRDs it depends on,
+ * resolved against its folder), read without its stories; a PRD that cannot be read or is not shaped
+ * like one has neither (the run reports what is wrong).
+ */
+function prdHead(file: string): { commit: boolean; dependsOn: string[] } {
+  try {
+    const outline = readPrdOutline(file, { stories: false });
+    if (!outline) return { commit: false, dependsOn: [] };
+    return { commit: outline.commit, dependsOn: outline.dependsOn.map((d) => resolve(dirname(file), d)) };
+  } catch {
+    return { commit: false, dependsOn: [] };
+  }
 }

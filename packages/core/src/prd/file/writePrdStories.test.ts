@@ -1,9 +1,32 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { jsoncParser, loadRoutingTable, type PrdSource, scanPrdFile } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import { type WriteBackCache, writeStoriesPassed } from "./writeStoryPassed.js";
+import { jsoncParser } from "../../json/jsoncParser.js";
+import { loadRoutingTable } from "../../routing/RoutingTable.js";
+import { scanPrdFile } from "./loadPrdFile.js";
+import type { PrdSource } from "./readPrd.js";
+import { type PrdWriteCache, writePrdStories } from "./writePrdStories.js";
+
+type WriteBackCache = PrdWriteCache;
+
+const digestOf = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+/** The completion gate's marks: `passes: true` and the note joined to the story's notes. */
+function writeStoriesPassed(
+  path: string,
+  marks: ReadonlyArray<{ storyId: string; index?: number; note: string }>,
+  cache?: PrdWriteCache,
+): { changed: number; foreign: boolean } {
+  const edits = marks.map(({ note, ...mark }) => ({
+    ...mark,
+    passes: true,
+    notes: (notes: string) => (notes.includes(note) ? notes : notes.trim() ? `${notes.trimEnd()} ${note}` : note),
+  }));
+  const { changed, foreign } = writePrdStories(path, edits, cache);
+  return { changed: changed.length, foreign };
+}
 
 function file(text: string, mode = 0o640): string {
   const path = join(mkdtempSync(join(tmpdir(), "meshflow-prd-")), "prd.json");
@@ -48,21 +71,22 @@ const story = (i: number, notes = "") => ({
   notes,
 });
 
-describe("writeStoriesPassed in a stream (a seeded cache)", () => {
+describe("writePrdStories in a stream (a seeded cache)", () => {
   it("writes the same bytes as the general path, batch after batch, keeping the file mode", async () => {
     const stories = Array.from({ length: 9 }, (_, i) => story(i, i % 2 ? 'earlier "q"' : ""));
     const text = `${JSON.stringify({ project: "P ✓", userStories: stories, z: 1 }, null, "\t").replaceAll("\n", "\r\n")}\r\n`;
     const streamed = file(text);
     const general = file(text);
     const source = await sourceOf(streamed);
-    const cache: WriteBackCache = { digest: source.digest, source };
+    const cache: WriteBackCache = { ...source };
     for (const batch of [[4, 1], [0], [8, 2, 2], [3, 5, 6, 7]]) {
       const marks = batch.map((i) => ({ storyId: `S${i}`, index: i, note: `run ✓ ${i}` }));
       expect(writeStoriesPassed(streamed, marks, cache).foreign).toBe(false);
       writeStoriesPassed(general, marks);
       expect(readFileSync(streamed, "utf8")).toBe(readFileSync(general, "utf8"));
-      // Still streaming: the cache's source follows the file it wrote.
-      expect(cache.source).toBe(source);
+      // Still streaming: the cache follows the file it wrote.
+      expect(cache.digest).toBe(digestOf(streamed));
+      expect(cache.spans).toHaveLength(2 * 9);
     }
     expect(JSON.parse(readFileSync(streamed, "utf8")).userStories.every((s: { passes: boolean }) => s.passes)).toBe(
       true,
@@ -74,18 +98,20 @@ describe("writeStoriesPassed in a stream (a seeded cache)", () => {
     expect(statSync(streamed).ino).toBe(before);
   });
 
-  it("keeps an edit saved after the preflight read the file: the general path takes over, and says so", async () => {
+  it("keeps an edit saved after the preflight read the file: the stories are found again, and it says so", async () => {
     const text = `${JSON.stringify({ userStories: [story(0), story(1)] }, null, 2)}\n`;
     const path = file(text);
     const source = await sourceOf(path);
-    const cache: WriteBackCache = { digest: source.digest, source };
+    const cache: WriteBackCache = { ...source };
     // An editor adds a field at the top: every story moved.
     writeFileSync(path, text.replace('"userStories"', '"description": "added by hand",\n  "userStories"'));
     expect(writeStoriesPassed(path, [{ storyId: "S1", index: 1, note: "n" }], cache).foreign).toBe(true);
     const after = JSON.parse(readFileSync(path, "utf8"));
     expect(after.description).toBe("added by hand");
     expect(after.userStories.map((s: { passes: boolean }) => s.passes)).toEqual([false, true]);
-    expect(cache.source).toBeUndefined();
+    // The stories were found again in the edited file, which the cache follows from now on.
+    expect(cache.digest).toBe(digestOf(path));
+    expect(cache.spans).toHaveLength(4);
   });
 
   it("streams stories without passes or notes: the fields are added as the story's first member is written", async () => {
@@ -100,10 +126,10 @@ describe("writeStoriesPassed in a stream (a seeded cache)", () => {
     const marked = (text: string) => {
       const path = file(text);
       return sourceOf(path).then((source) => {
-        const cache: WriteBackCache = { digest: source.digest, source };
+        const cache: WriteBackCache = { ...source };
         expect(writeStoriesPassed(path, marks, cache)).toEqual({ changed: 4, foreign: false });
         // Still streaming.
-        expect(cache.source).toBe(source);
+        expect(cache.digest).toBe(digestOf(path));
         return readFileSync(path, "utf8");
       });
     };
@@ -131,13 +157,13 @@ describe("writeStoriesPassed in a stream (a seeded cache)", () => {
     const other = file(text);
     const wrong = await sourceOf(other);
     // The mark names story S1 but points at A's bytes.
-    writeStoriesPassed(other, [{ storyId: "S1", index: 0, note: "n" }], { digest: wrong.digest, source: wrong });
+    writeStoriesPassed(other, [{ storyId: "S1", index: 0, note: "n" }], { ...wrong });
     const stories = JSON.parse(readFileSync(other, "utf8")).userStories;
     expect(stories.map((s: { passes: boolean }) => s.passes)).toEqual([false, true]);
   });
 });
 
-describe("writeStoriesPassed, the general path, for stories without passes or notes", () => {
+describe("writePrdStories without a cache, for stories without passes or notes", () => {
   it("writes what jsonc-parser's edits would, in one pass of the file, batch after batch, with or without its cache", () => {
     const stories = Array.from({ length: 60 }, (_, i) => ({
       id: `S${i}`,
@@ -161,5 +187,51 @@ describe("writeStoriesPassed, the general path, for stories without passes or no
     }
     // Marked again with the same notes: nothing to write.
     expect(writeStoriesPassed(fresh, [{ storyId: "S0", note: "run 0" }])).toEqual({ changed: 0, foreign: false });
+  });
+});
+
+describe("writePrdStories, other edits and other files", () => {
+  it("resets stories with and without passes or notes as jsonc-parser's edits would, in one pass", () => {
+    const stories = Array.from({ length: 40 }, (_, i) => ({
+      id: `S${i}`,
+      title: `Story ${i}`,
+      ...(i % 3 === 0 ? {} : { passes: i % 2 === 0 }),
+      ...(i % 4 === 0 ? {} : { notes: i % 5 ? "Passed in run r1." : "" }),
+      mavenSteps: [1],
+    }));
+    const text = `${JSON.stringify({ project: "P", userStories: stories }, null, 2)}\n`;
+    const path = file(text);
+    const reset = stories.map((story, index) => ({ storyId: story.id, index, passes: false, notes: () => "" }));
+    expect(writePrdStories(path, reset).changed.length).toBeGreaterThan(0);
+    const { applyEdits, modify } = jsoncParser();
+    const formattingOptions = { insertSpaces: true, tabSize: 2, eol: "\n" };
+    let expected = text;
+    stories.forEach((story, index) => {
+      if ((story as { passes?: boolean }).passes !== false)
+        expected = applyEdits(
+          expected,
+          modify(expected, ["userStories", index, "passes"], false, { formattingOptions }),
+        );
+      if ((story as { notes?: string }).notes !== "")
+        expected = applyEdits(expected, modify(expected, ["userStories", index, "notes"], "", { formattingOptions }));
+    });
+    expect(readFileSync(path, "utf8")).toBe(expected);
+  });
+
+  it("edits a PRD with comments and trailing commas with jsonc-parser, keeping them", () => {
+    const text =
+      '{\n  // the team\'s PRD\n  "userStories": [\n    {"id": "A", "passes": false, "notes": ""},\n  ],\n}\n';
+    const path = file(text);
+    expect(writeStoriesPassed(path, [{ storyId: "A", note: "n" }])).toEqual({ changed: 1, foreign: false });
+    expect(readFileSync(path, "utf8")).toBe(
+      text.replace('"passes": false, "notes": ""', '"passes": true, "notes": "n"'),
+    );
+  });
+
+  it("writes the stories it finds and names those that are gone", () => {
+    const path = file(`${JSON.stringify({ userStories: [story(0), story(1)] }, null, 2)}\n`);
+    const edits = ["S1", "S9"].map((storyId) => ({ storyId, passes: true, notes: () => "done" }));
+    expect(writePrdStories(path, edits)).toEqual({ changed: ["S1"], gone: ["S9"], foreign: false });
+    expect(JSON.parse(readFileSync(path, "utf8")).userStories[1]).toMatchObject({ passes: true, notes: "done" });
   });
 });

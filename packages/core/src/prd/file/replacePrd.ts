@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { type ContentWriter, jsoncParser, writeFileAtomic } from "@meshflow/core";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { type ContentWriter, writeFileAtomic } from "../../fs/writeFileAtomic.js";
+import { jsoncParser } from "../../json/jsoncParser.js";
+import { prdChunks } from "./prdChunks.js";
 
-/** The version of the PRD a replacement was made from: it replaces the file only while the file is still this. */
-export interface ExpectedVersion {
+/** One version of a PRD file: what a replacement is made from, and replaces only while the file is still it. */
+export interface PrdVersion {
   /** sha256 (hex) of its bytes. */
   digest: string;
   ino: number;
@@ -12,63 +14,43 @@ export interface ExpectedVersion {
 }
 
 /**
- * What {@link replacePrd} did. `changed`: the file was no longer the expected version right before
- * the rename, nothing was written. `replaced`: the new content is in place. `displaced`: it is in
- * place, but a save in place landed in the file it replaced between the check and the rename:
- * `text` is that save (the newest of the user's content), for the caller to redo its edit on.
+ * What {@link replacePrd} did. `changed`: the file was no longer the expected version, nothing was
+ * written. `displaced`: written, but a save in place landed in the replaced file meanwhile: `text`.
  */
 export type Replacement = { kind: "changed" } | { kind: "replaced" } | { kind: "displaced"; text: string };
 
-const CHUNK = 1024 * 1024;
-
-/** Everything an open file holds now, from its start, a chunk at a time (the fd's own offset is not used). */
-function eachChunk(fd: number, use: (bytes: Buffer) => void): void {
-  const chunk = Buffer.alloc(CHUNK);
-  let position = 0;
-  for (let read = readSync(fd, chunk, 0, CHUNK, position); read > 0; read = readSync(fd, chunk, 0, CHUNK, position)) {
-    use(chunk.subarray(0, read));
-    position += read;
-  }
-}
-
-/** sha256 (hex) of everything an open file holds now. */
-function digestOf(fd: number): string {
+/** sha256 (hex) of everything a PRD file (or the open file `fd`, from its start) holds now, read a chunk at a time. */
+export function prdDigest(file: string, fd?: number): string {
   const hash = createHash("sha256");
-  eachChunk(fd, (bytes) => hash.update(bytes));
+  for (const chunk of prdChunks(file, { fd, reuse: true })) hash.update(chunk);
   return hash.digest("hex");
 }
 
-/** The text an open file holds now. */
-function textOf(fd: number): string {
-  const parts: Buffer[] = [];
-  eachChunk(fd, (bytes) => parts.push(Buffer.from(bytes)));
-  return Buffer.concat(parts).toString("utf8");
+/** The file's bytes now and its version. */
+export function readVersion(file: string): PrdVersion & { bytes: Buffer } {
+  const fd = openSync(file, "r");
+  try {
+    const bytes = Buffer.concat([...prdChunks(file, { fd })]);
+    const { ino, mode } = fstatSync(fd);
+    return { bytes, digest: createHash("sha256").update(bytes).digest("hex"), ino, mode: mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/**
- * True when `text` is one whole JSON document (an editor saving in place may be half-way through),
- * checked by scanning it without building its value.
- */
+/** True when `text` is one whole JSON document (an editor saving in place may be half-way through). */
 export function wholeJson(text: string): boolean {
   let whole = text.trim().length > 0;
-  jsoncParser().visit(
-    text,
-    {
-      onError() {
-        whole = false;
-      },
-    },
-    { allowTrailingComma: true },
-  );
+  const onError = () => {
+    whole = false;
+  };
+  jsoncParser().visit(text, { onError }, { allowTrailingComma: true });
   return whole;
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/**
- * Reads of a displaced save that is still being written before it is given up on (about 1 s in all):
- * a millisecond apart, so the save is written back before its editor reads the file again.
- */
+/** Reads of a displaced save still being written, a millisecond apart, before it is taken as it is. */
 const WHOLE_ATTEMPTS = 1000;
 
 /**
@@ -89,7 +71,7 @@ const WHOLE_ATTEMPTS = 1000;
 export function replacePrd(
   file: string,
   data: string | readonly string[] | ContentWriter,
-  expected: ExpectedVersion,
+  expected: PrdVersion,
   check?: () => boolean,
 ): Replacement {
   let held: number | undefined;
@@ -98,16 +80,16 @@ export function replacePrd(
       mode: expected.mode,
       beforeRename: () => {
         held = openSync(file, "r");
-        if (fstatSync(held).ino !== expected.ino || digestOf(held) !== expected.digest) return false;
+        if (fstatSync(held).ino !== expected.ino || prdDigest(file, held) !== expected.digest) return false;
         if (check && !check()) return false;
         return statSync(file).ino === expected.ino;
       },
     });
     if (!written || held === undefined) return { kind: "changed" };
-    if (digestOf(held) === expected.digest) return { kind: "replaced" };
+    if (prdDigest(file, held) === expected.digest) return { kind: "replaced" };
     // A save in place went into the replaced file; its writer may still be writing.
     for (let attempt = 1; ; attempt++) {
-      const text = textOf(held);
+      const text = Buffer.concat([...prdChunks(file, { fd: held })]).toString("utf8");
       if (wholeJson(text) || attempt >= WHOLE_ATTEMPTS) return { kind: "displaced", text };
       pause(1);
     }

@@ -2,7 +2,7 @@ import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readPrdOutline } from "./prdOutline.js";
+import { readPrdOutline } from "./readPrdOutline.js";
 
 const prd = (passes: boolean, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -21,6 +21,7 @@ describe("readPrdOutline", () => {
     const file = join(mkdtempSync(join(tmpdir(), "meshflow-outline-")), "prd.json");
     writeFileSync(file, prd(false, { dependsOn: ["prd-a.json"] }));
     expect(readPrdOutline(file)).toEqual({
+      project: "P",
       dependsOn: ["prd-a.json"],
       branchName: "flow/x",
       commit: true,
@@ -49,5 +50,11 @@ describe("readPrdOutline", () => {
     writeFileSync(file, '{"userStories": [}');
     expect(readPrdOutline(file)).toBeUndefined();
     expect(readPrdOutline(join(file, "..", "missing.json"))).toBeUndefined();
+  });
+
+  it("refuses a dependsOn that is not an array of PRD file names, as a folder run does", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "meshflow-outline-")), "prd.json");
+    writeFileSync(file, prd(false, { dependsOn: "prd-a.json" }));
+    expect(() => readPrdOutline(file)).toThrow(`${file}: $.dependsOn: expected an array of PRD file names`);
   });
 });

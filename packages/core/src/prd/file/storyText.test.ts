@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { objectMembers } from "./objectMembers.js";
+import { objectMembers } from "./storyText.js";
 
 describe("objectMembers", () => {
   it("gives each top-level value's span, skipping strings, nesting and escapes", () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadRoutingTable } from "../routing/RoutingTable.js";
+import { loadRoutingTable } from "../../routing/RoutingTable.js";
+import type { Story } from "../PrdSchema.js";
 import { loadPrdFile, scanPrdFile } from "./loadPrdFile.js";
-import type { Story } from "./PrdSchema.js";
 
 const routing = loadRoutingTable();
 const dir = mkdtempSync(join(tmpdir(), "meshflow-prd-"));

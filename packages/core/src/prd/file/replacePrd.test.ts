@@ -2,8 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { replacePrd } from "./replacePrd.js";
-import { readVersion } from "./writeStoryPassed.js";
+import { readVersion, replacePrd } from "./replacePrd.js";
 
 function prd(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), "meshflow-replace-")), "prd.json");

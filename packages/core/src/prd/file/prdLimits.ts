@@ -1,4 +1,4 @@
-import { MeshflowError } from "../errors/MeshflowError.js";
+import { MeshflowError } from "../../errors/MeshflowError.js";
 
 /** How large a PRD meshflow reads: stories and bytes. */
 export interface PrdLimits {

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { MeshflowError } from "../errors/MeshflowError.js";
-import { formatJsonPath } from "../json/jsonPath.js";
-import { parseJsonText } from "../json/parseJsonText.js";
-import { didYouMean } from "../text/suggest.js";
+import { MeshflowError } from "../../errors/MeshflowError.js";
+import { formatJsonPath } from "../../json/jsonPath.js";
+import { didYouMean } from "../../text/suggest.js";
+import { readPrdOutline } from "./readPrdOutline.js";
 
 /** One PRD of a folder, in the order a folder run takes them. */
 export interface FolderPrd {
@@ -29,25 +29,6 @@ export function isPrdFolder(path: string): boolean {
   }
 }
 
-/** The `dependsOn` of a PRD file, read without validating the rest (the run validates it whole). */
-function dependenciesOf(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (cause) {
-    throw new MeshflowError("file_not_found", `${file}: cannot read PRD: ${(cause as Error).message}`, { cause });
-  }
-  const parsed = parseJsonText(text);
-  if (!parsed.ok) return []; // The run reports the invalid JSON with its position.
-  const deps = (parsed.value as { dependsOn?: unknown } | null)?.dependsOn;
-  if (deps === undefined) return [];
-  if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string"))
-    throw new MeshflowError("prd_invalid", `${file}: $.dependsOn: expected an array of PRD file names`, {
-      details: { file, path: "$.dependsOn" },
-    });
-  return deps as string[];
-}
-
 /**
  * The PRDs of a folder (`prd-*.json`, `*.prd.json`) in run order: name order, except that a PRD comes
  * after every PRD its `dependsOn` names (relative to its folder). Throws `prd_invalid` naming the file
@@ -61,7 +42,8 @@ export function listPrdFolder(folder: string): FolderPrd[] {
   const byFile = new Map<string, FolderPrd>();
   for (const name of names) {
     const file = join(dir, name);
-    const dependsOn = dependenciesOf(file).map((dep, i) => {
+    // Its own fields only; a file that is not a PRD is reported by its run.
+    const dependsOn = (readPrdOutline(file, { stories: false })?.dependsOn ?? []).map((dep, i) => {
       const target = resolve(dirname(file), dep);
       if (!names.includes(basename(target)) || dirname(target) !== dir)
         throw new MeshflowError(

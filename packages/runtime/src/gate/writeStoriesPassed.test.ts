@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeStoriesPassed } from "./writeStoryPassed.js";
+import { writeStoriesPassed } from "./writeStoriesPassed.js";
 
 function file(text: string, mode = 0o640): string {
   const path = join(mkdtempSync(join(tmpdir(), "meshflow-prd-")), "prd.json");
