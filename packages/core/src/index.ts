@@ -16,7 +16,6 @@ export { isInside, projectRoot } from "./fs/projectRoot.js";
 export { userCacheDir } from "./fs/userCacheDir.js";
 export {
   type ContentWriter,
-  removeStaleTempFiles,
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from "./fs/writeFileAtomic.js";
@@ -108,7 +107,7 @@ export {
 } from "./plan/planPrd.js";
 export { type LoadedPrd, loadPrdFile, type PrdScan, scanPrdFile } from "./prd/file/loadPrdFile.js";
 export { type FolderPrd, isPrdFileName, isPrdFolder, listPrdFolder } from "./prd/file/PrdFolder.js";
-export { type PrdLimits, prdLimits } from "./prd/file/prdLimits.js";
+export type { PrdLimits } from "./prd/file/prdLimits.js";
 export { type PrdRead, type PrdReadOptions, type PrdSource, readPrdSync } from "./prd/file/readPrd.js";
 export { type OutlineStory, outlineRunOrder, type PrdOutline, readPrdOutline } from "./prd/file/readPrdOutline.js";
 export { prdDigest } from "./prd/file/replacePrd.js";
@@ -118,7 +117,6 @@ export {
   MAX_STEP,
   MIN_STEP,
   type Prd,
-  PrdGitSchema,
   PrdSchema,
   type ScriptedCall,
   StepNumberSchema,
@@ -127,7 +125,7 @@ export {
   stepKey,
   type VerifyCommand,
 } from "./prd/PrdSchema.js";
-export { PRD_SCHEMA_PATH, prdJsonSchema, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
+export { PRD_SCHEMA_PATH, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
