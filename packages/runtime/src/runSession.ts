@@ -1,16 +1,14 @@
 import { eventTime, MeshflowError, toMeshflowError } from "@meshflow/core";
-import { type ChiefAnalyst, createChiefAnalyst } from "./machine/chiefAnalyst.js";
-import { describeSaved } from "./machine/consultation.js";
-import { createParallelChief, type ParallelChief } from "./machine/parallelChief.js";
+import { createChiefAnalyst } from "./machine/chiefAnalyst.js";
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies, RunSession, RunSummary, StartRunOptions } from "./RunDependencies.js";
 import { driveMachine } from "./session/driveMachine.js";
-import { driveParallel } from "./session/driveParallel.js";
 import { endFailed, endRun } from "./session/endRun.js";
 import { machineConsults } from "./session/machineConsults.js";
 import { PersistedActor } from "./session/PersistedActor.js";
-import type { PersistedRun, SessionMode } from "./session/SessionMode.js";
+import type { SessionMode } from "./session/SessionMode.js";
 import { SessionState } from "./session/SessionState.js";
+import { describeSaved, type PersistedRun, upgradeSaved } from "./session/savedRun.js";
 import { assertRunId, newRunId } from "./store/FileRunStore.js";
 
 export type { RunDependencies, RunSession, RunSummary, StartRunOptions };
@@ -54,32 +52,28 @@ async function runMachine(deps: RunDependencies, mode: SessionMode): Promise<Run
   const state = new SessionState(deps, runId);
   if (mode.kind === "resume") state.begin(mode.handle, mode.checked.plan);
 
-  const services = {
+  const parallel = mode.kind === "start" ? (mode.options.parallel ?? 1) : (mode.handle.record().options.parallel ?? 1);
+  const machine = createChiefAnalyst({
     plan: () => state.requirePlan(),
     failFast: mode.kind === "start" ? mode.options.failFast === true : mode.handle.record().options.failFast,
+    parallel,
     describeStep: (story: number, step: number) => {
       const prepared = state.requireRunner().prepare(state.storyOf(story), step);
       return { specialist: prepared.specialist, tools: prepared.tools };
     },
-  };
-  const parallel = mode.kind === "start" ? (mode.options.parallel ?? 1) : (mode.handle.record().options.parallel ?? 1);
-  const saved = mode.kind === "resume" ? (mode.snapshot as PersistedRun | undefined) : undefined;
-  // One story at a time (the default) keeps the flat machine: its transitions are the cheapest.
-  const persisted =
-    parallel > 1
-      ? new PersistedActor(state, createParallelChief({ ...services, parallel }), saved)
-      : new PersistedActor(state, createChiefAnalyst(services), saved);
-  state.consults = machineConsults(persisted);
+    emit: state.emit,
+  });
+  const saved = mode.kind === "resume" ? upgradeSaved(mode.snapshot, mode.checked.plan) : undefined;
+  const persisted = new PersistedActor(state, machine, saved);
+  state.consults = machineConsults(persisted, (storyId) =>
+    state.requirePlan().stories.findIndex((s) => s.id === storyId),
+  );
 
   if (mode.kind === "resume") await resumeAt(state, mode, saved);
   persisted.actor.start();
   if (saved) persisted.send({ type: "RESUME" });
-  const drive =
-    parallel > 1
-      ? driveParallel(state, mode, persisted as PersistedActor<ParallelChief>)
-      : driveMachine(state, mode, persisted as PersistedActor<ChiefAnalyst>);
-  const done = drive
-    .then(() => endRun(state, persisted as PersistedActor<ChiefAnalyst>))
+  const done = driveMachine(state, mode, persisted)
+    .then(() => endRun(state, persisted))
     .catch((error: unknown) => endFailed(state, persisted.actor.getSnapshot().context, toMeshflowError(error)))
     .catch(
       (error: unknown): RunSummary => ({
@@ -125,6 +119,6 @@ async function resumeAt(
     time: eventTime(),
     runId: state.runId,
     prd: mode.checked.plan.prdFile,
-    state: describeSaved(saved),
+    state: describeSaved(saved, (story) => mode.checked.plan.stories[story]?.id ?? String(story)),
   });
 }

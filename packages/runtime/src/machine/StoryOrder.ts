@@ -8,10 +8,10 @@ interface Ordering {
 }
 
 /**
- * When the next story of a parallel run may start: the stories in progress are all of its priority
+ * When the next story of a run may start: the stories in progress are all of its priority
  * band, and every story it `dependsOn` that comes before it in run order has finished (a dependency
  * later in run order cannot have finished first, in a sequential run either, and is not waited for).
- * Each story's ordering is read once from the plan.
+ * Each story's ordering is read once from the plan, and only when a story is in progress beside it.
  */
 export class StoryOrder {
   readonly #plan: () => RunPlan;
@@ -39,13 +39,19 @@ export class StoryOrder {
     return found;
   }
 
-  /** Whether story `next` may start while the stories of `slots` are in progress. */
-  canStart(next: number, slots: ReadonlyArray<{ story: number }>): boolean {
+  /**
+   * Whether story `next` may start while the stories `running` (plan indexes; null entries are free
+   * story actors) but `done` (one that has just concluded) are in progress.
+   */
+  canStart(next: number, running: ReadonlyArray<number | null>, done?: number): boolean {
+    // With nothing in progress any story may start: its ordering (read from the story file) is not needed.
+    if (running.every((story) => story === null || story === done)) return next < this.#plan().stories.length;
     const ordering = this.#of(next);
     if (!ordering) return false;
-    for (const slot of slots) {
-      if (this.#of(slot.story)?.priority !== ordering.priority) return false;
-      if (ordering.after.includes(slot.story)) return false;
+    for (const story of running) {
+      if (story === null || story === done) continue;
+      if (this.#of(story)?.priority !== ordering.priority) return false;
+      if (ordering.after.includes(story)) return false;
     }
     return true;
   }

@@ -1,10 +1,15 @@
 import { eventTime, type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
-import { assign, emit, enqueueActions, setup } from "xstate";
-import { consultDoneEvent, consultStartedEvent } from "../consult/ConsultFrame.js";
-import type { GateResult } from "../gate/runVerify.js";
-import type { StepResult } from "../internal/StepRunner.js";
-import type { RunPlan } from "../RunPlan.js";
-import { type ConsultEvent, consultation } from "./consultation.js";
+import { assign, enqueueActions, sendTo, setup, spawnChild } from "xstate";
+import { StoryOrder } from "./StoryOrder.js";
+import {
+  createStoryActor,
+  type StepAlert,
+  type StoryActor,
+  type StoryContext,
+  type StoryEvent,
+  type StoryServices,
+  storyEvents,
+} from "./storyActor.js";
 
 /** Story tallies of a run. */
 export interface RunCounts {
@@ -14,20 +19,18 @@ export interface RunCounts {
   skipped: number;
 }
 
-/** The machine's state: where the run is and what the current story has produced so far. */
+/** The chief analyst's state: the run's tallies and which story each of its story actors works. */
 export interface ChiefContext {
   runId: string;
-  /** Index of the current story in the plan. */
-  story: number;
-  /** Index of the current step in the story's `mavenSteps`. */
-  step: number;
-  /** Finished steps of the current story. */
-  steps: StepResult[];
-  storyStatus: StepStatus;
-  storySummary: string;
-  gate: GateResult | undefined;
+  /** Index of the next story of the plan to start. */
+  next: number;
+  /**
+   * The story (plan index) each story actor works, by actor: entry `k` is the actor `story-<k+1>`
+   * (see {@link storyActorId}); null while it is free.
+   */
+  actors: Array<number | null>;
   counts: RunCounts;
-  /** `--fail-fast` tripped: no further story starts. */
+  /** `--fail-fast` tripped or a step halted the run: no further story starts. */
   stop: boolean;
   /** An unreachable server blocked a step (the CLI exits 3). */
   environment: boolean;
@@ -35,92 +38,111 @@ export interface ChiefContext {
   error: { code: string; message: string } | undefined;
   /** Why no further story starts (a model or harness refused the key); absent while the run may go on. */
   halt?: string;
-  /** Tokens the run's models used in finished stories (absent in snapshots of older runs). */
+  /** Tokens the run's models used in finished stories. */
   tokens?: TokenCount;
 }
 
-/** What the machine reads from the runtime (synchronous lookups; all I/O happens outside the machine). */
-export interface ChiefServices {
-  /** The plan, once the preflight has produced it. */
-  plan(): RunPlan;
+/** What the machine reads from the runtime (synchronous lookups and the event sink; all other I/O is outside). */
+export interface ChiefServices extends StoryServices {
   failFast: boolean;
-  /** Routes a step and sizes its repertoire (from the tools the preflight discovered). */
-  describeStep(story: number, step: number): { specialist: string; tools: number };
+  /** Stories at most in progress at once (`--parallel n`); default 1, one after another. */
+  parallel?: number;
 }
 
 /**
- * What the runtime reports to the machine. The machine decides what comes next; the runtime does
- * the work each state asks for (think, gate, conclude) and sends back its result.
+ * What the runtime reports to the machine (the preflight, a story's conclusion, a failure, an abort, a
+ * resume) and what its story actors report. The results of a story's think() and gate go to the
+ * story's actor (`StoryEvent`, see `storyActorOf`), which decides what comes next for the story.
  */
 export type ChiefEvent =
   | { type: "PREFLIGHT_DONE"; prd: string; stories: string[] }
   | { type: "PREFLIGHT_FAILED"; code: string; message: string }
-  | { type: "STEP_DONE"; result: StepResult }
-  | { type: "GATE_DONE"; gate: GateResult }
-  | { type: "CONCLUDED"; status: StepStatus; summary: string }
+  /**
+   * A story in `concluding` has concluded: its evidence is recorded and, when it passed, its PRD mark
+   * is due. `tokens`: what its steps' models used.
+   */
+  | { type: "CONCLUDED"; story: number; status: StepStatus; summary: string; tokens: TokenCount | undefined }
   | { type: "FAILED"; code: string; message: string }
-  /** Sent once after a restored run starts: an interrupted step starts again (and says so). */
-  | { type: "RESUME" }
   | { type: "ABORT" }
-  | ConsultEvent;
+  /** Sent once after a restored run starts: each story in progress starts its interrupted step again. */
+  | { type: "RESUME" }
+  | StepAlert;
 
-/** The gate's verdict for a story without verify commands. */
-const NO_VERIFY: GateResult = { passed: true, results: [], summary: "no verify commands" };
+/** A story's conclusion, as the runtime reports it to the chief analyst. */
+export type StoryConcluded = Extract<ChiefEvent, { type: "CONCLUDED" }>;
 
-/** The `failed` field of a failed gate's event: the command that stopped it and its output's last lines. */
-function failedCommand(gate: GateResult): { failed?: { command: string; tail: string } } {
-  const last = gate.results.at(-1);
-  return !gate.passed && last ? { failed: { command: last.name, tail: last.tail } } : {};
-}
 const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
 
 /**
- * The chief analyst: walks the plan story by story (run order) and step by step (`mavenSteps`
- * order), routing each step to its specialist, then to the completion gate and the story's
- * conclusion. It is the single source of truth of a run's state and its transitions emit the run's
- * lifecycle events; its persisted snapshot is what `flow resume` restores. The state names say what
- * the runtime must do next: `working` (run the current step's think()), `gating` (run the story's
- * verify commands), `concluding` (record evidence, mark a passed story in the PRD). The states are
- * flat on purpose: a transition's cost grows with the depth of the state tree.
+ * The chief analyst: walks the plan in run order and starts each story on a story actor (see
+ * {@link createStoryActor}), up to `parallel` at a time: a free one when there is one, else a new
+ * child actor. A story starts when there is room, the stories in progress are of its priority band,
+ * and the stories it `dependsOn` that come before it have finished; with one at a time that is simply
+ * run order. Stories with `passes: true` are counted skipped as they are reached. It is the single
+ * source of truth of a run's state; its persisted snapshot (with its story actors') is what
+ * `flow resume` restores. Its states: `preflight`, `running`, then `finished`, `aborted` or `refused`.
  */
 export function createChiefAnalyst(services: ChiefServices) {
-  const planned = (context: ChiefContext) => services.plan().stories[context.story];
-  const storyId = (context: ChiefContext) => planned(context)?.id ?? "";
-  const base = (context: ChiefContext) => ({ time: eventTime(), runId: context.runId });
-  const isLastStep = (context: ChiefContext) => context.step + 1 >= (planned(context)?.steps.length ?? 0);
+  const parallel = services.parallel ?? 1;
+  const order = new StoryOrder(() => services.plan());
+  const events = storyEvents(services);
+  const busy = (context: ChiefContext) => context.actors.reduce<number>((n, story) => (story === null ? n : n + 1), 0);
+  /** Whether the next story may start now (there is room, its band and dependencies allow it). */
+  const hasRoom = (context: ChiefContext) =>
+    !context.stop && busy(context) < parallel && order.canStart(context.next, context.actors);
+  /** The tallies once a story has concluded. */
+  const counted = (context: ChiefContext, event: StoryConcluded) => ({
+    tokens: sumTokens([context.tokens, event.tokens]),
+    counts: { ...context.counts, [event.status]: context.counts[event.status] + 1 },
+    stop: context.stop || (services.failFast && event.status !== "passed"),
+  });
+  const finished = ({ context, event }: { context: ChiefContext; event: ChiefEvent }) => {
+    if (event.type === "CONCLUDED")
+      services.emit(events.storyFinished(context.runId, event.story, event.status, event.summary, event.tokens));
+  };
+  const announce = ({ context }: { context: ChiefContext }) => {
+    services.emit(events.storyStarted(context.runId, context.next));
+    services.emit(events.stepStarted(context.runId, context.next, 0));
+  };
   const runFinished = (context: ChiefContext, status: "passed" | "failed" | "aborted"): RunEvent => ({
     type: "run.finished",
-    ...base(context),
+    time: eventTime(),
+    runId: context.runId,
     status,
     passed: context.counts.passed,
     failed: context.counts.failed,
     blocked: context.counts.blocked,
     ...(context.tokens?.turns ? { tokens: context.tokens } : {}),
   });
-  const storyTokens = (context: ChiefContext) => sumTokens(context.steps.map((s) => s.tokens));
-
   return setup({
     types: {
       context: {} as ChiefContext,
       events: {} as ChiefEvent,
       input: {} as { runId: string },
-      emitted: {} as RunEvent,
     },
-    actors: { consultation },
+    actors: { story: createStoryActor(services) },
     guards: {
-      noMoreStories: ({ context }) => context.stop || context.story >= services.plan().stories.length,
-      storySkipped: ({ context }) => planned(context)?.skipped === true,
+      allDone: ({ context }) => busy(context) === 0 && (context.stop || context.next >= services.plan().stories.length),
+      canSkip: ({ context }) => services.plan().stories[context.next]?.skipped === true && hasRoom(context),
+      canStartOnFree: ({ context }) => context.actors.includes(null) && hasRoom(context),
+      canStartOnNew: ({ context }) => hasRoom(context),
+      nextOnItsActor: ({ context, event }) => {
+        if (event.type !== "CONCLUDED" || !context.actors.includes(event.story)) return false;
+        const next = services.plan().stories[context.next];
+        return (
+          next !== undefined &&
+          !next.skipped &&
+          !counted(context, event).stop &&
+          order.canStart(context.next, context.actors, event.story)
+        );
+      },
     },
   }).createMachine({
     id: "chief-analyst",
     context: ({ input }) => ({
       runId: input.runId,
-      story: 0,
-      step: 0,
-      steps: [],
-      storyStatus: "passed",
-      storySummary: "",
-      gate: undefined,
+      next: 0,
+      actors: [],
       counts: { ...zero },
       stop: false,
       environment: false,
@@ -133,33 +155,26 @@ export function createChiefAnalyst(services: ChiefServices) {
         target: ".refused",
         actions: assign({ error: ({ event }) => ({ code: event.code, message: event.message }) }),
       },
-      // A consultation is a child actor while it runs: the persisted snapshot holds it (see consultation.ts).
-      CONSULT_STARTED: {
-        actions: enqueueActions(({ context, event, enqueue }) => {
-          if (event.type !== "CONSULT_STARTED") return;
-          enqueue.spawnChild("consultation", { id: event.consult.id, input: event.consult });
-          enqueue.emit(consultStartedEvent(context.runId, event.consult));
-        }),
-      },
-      CONSULT_DONE: {
-        actions: enqueueActions(({ context, event, enqueue }) => {
-          if (event.type !== "CONSULT_DONE") return;
-          enqueue.stopChild(event.consult.id);
-          enqueue.emit(consultDoneEvent(context.runId, event.consult, event.end));
-        }),
+      // A story actor whose action threw ends the run with that error, as the machine's own would.
+      "xstate.error.actor.*": {
+        actions: ({ event }: { event: unknown }) => {
+          throw (event as { error?: unknown }).error;
+        },
       },
     },
     states: {
       preflight: {
         on: {
           PREFLIGHT_DONE: {
-            target: "nextStory",
-            actions: emit(({ context, event }) => ({
-              type: "run.started" as const,
-              ...base(context),
-              prd: event.prd,
-              stories: event.stories,
-            })),
+            target: "deciding",
+            actions: ({ context, event }) =>
+              services.emit({
+                type: "run.started",
+                time: eventTime(),
+                runId: context.runId,
+                prd: event.prd,
+                stories: event.stories,
+              }),
           },
           PREFLIGHT_FAILED: {
             target: "refused",
@@ -167,190 +182,140 @@ export function createChiefAnalyst(services: ChiefServices) {
           },
         },
       },
-      nextStory: {
+      // Starts (or skips) the stories that may start now, one after another until none may: one
+      // story by default, up to `parallel`; then `running`. Only passed through, never persisted.
+      deciding: {
         always: [
-          { guard: "noMoreStories", target: "finished" },
-          { guard: "storySkipped", target: "skipping" },
+          { guard: "allDone", target: "finished" },
           {
-            target: "working",
+            guard: "canSkip",
             actions: [
-              assign({ step: 0, steps: [], storyStatus: "passed", storySummary: "", gate: undefined }),
-              emit(({ context }) => ({ type: "story.started" as const, ...base(context), storyId: storyId(context) })),
+              ({ context }) => services.emit(events.skipped(context.runId, context.next)),
+              assign(({ context }) => ({
+                next: context.next + 1,
+                counts: { ...context.counts, skipped: context.counts.skipped + 1 },
+              })),
             ],
           },
+          {
+            guard: "canStartOnFree",
+            actions: [
+              announce,
+              sendTo(
+                ({ context }) => storyActorId(context.actors.indexOf(null)),
+                ({ context }): StoryEvent => ({ type: "START", story: context.next }),
+              ),
+              assign(({ context }) => {
+                const actors = [...context.actors];
+                actors[actors.indexOf(null)] = context.next;
+                return { next: context.next + 1, actors };
+              }),
+            ],
+          },
+          {
+            guard: "canStartOnNew",
+            actions: [
+              announce,
+              spawnChild("story", {
+                id: ({ context }) => storyActorId(context.actors.length),
+                input: ({ context }): StoryContext => ({
+                  runId: context.runId,
+                  story: context.next,
+                  step: 0,
+                  steps: [],
+                  storyStatus: "passed",
+                  storySummary: "",
+                  gate: undefined,
+                }),
+              }),
+              assign(({ context }) => ({ next: context.next + 1, actors: [...context.actors, context.next] })),
+            ],
+          },
+          { target: "running" },
         ],
       },
-      skipping: {
-        entry: [
-          emit(({ context }) => ({
-            type: "story.finished" as const,
-            ...base(context),
-            storyId: storyId(context),
-            status: "skipped" as const,
-            summary: "passes is true",
-          })),
-          assign({
-            counts: ({ context }) => ({ ...context.counts, skipped: context.counts.skipped + 1 }),
-            story: ({ context }) => context.story + 1,
-          }),
-        ],
-        always: { target: "nextStory" },
-      },
-      working: {
-        entry: emit(({ context }) => {
-          const { specialist, tools } = services.describeStep(context.story, context.step);
-          return {
-            type: "step.started" as const,
-            ...base(context),
-            storyId: storyId(context),
-            step: planned(context)?.steps[context.step] ?? 0,
-            specialist,
-            tools,
-          };
-        }),
+      running: {
         on: {
-          // The interrupted step runs again and asks for its consultations again (their calls replay).
+          // A halt stops further stories at once, not when its story concludes.
+          STEP_ALERT: {
+            actions: assign(({ context, event }) => ({
+              environment: context.environment || event.environment,
+              ...(event.halt !== undefined ? { stop: true, halt: context.halt ?? event.halt } : {}),
+            })),
+          },
           RESUME: {
-            target: "working",
-            reenter: true,
-            actions: enqueueActions(({ enqueue, self }) => {
-              for (const id of Object.keys(self.getSnapshot().children)) enqueue.stopChild(id);
+            actions: enqueueActions(({ context, enqueue }) => {
+              context.actors.forEach((story, k) => {
+                if (story !== null) enqueue.sendTo(storyActorId(k), { type: "RESUME" });
+              });
             }),
           },
-          STEP_DONE: [
+          // Built-in actions, not `enqueueActions`, on this path a run takes for every story: resolving
+          // an `enqueue` costs more than the actions.
+          CONCLUDED: [
             {
-              // A story without verify commands passes its gate at once: no round trip to the runtime.
-              guard: ({ context, event }) =>
-                event.result.status === "passed" && isLastStep(context) && !planned(context)?.story.verify?.length,
-              target: "concluding",
+              // The usual case: the next story starts on the actor whose story concluded. One story
+              // at a time, that is all there is to decide; with more, others may start too.
+              guard: "nextOnItsActor",
+              ...(parallel > 1 ? { target: "deciding" } : {}),
               actions: [
-                emit(({ context, event }) => stepFinished(context, event.result)),
-                emit(({ context }) => ({
-                  type: "gate.finished" as const,
-                  ...base(context),
-                  storyId: storyId(context),
-                  passed: true,
-                  commands: 0,
-                  summary: NO_VERIFY.summary,
-                })),
+                finished,
+                announce,
+                sendTo(
+                  ({ context, event }) => storyActorId(context.actors.indexOf(event.story)),
+                  ({ context }): StoryEvent => ({ type: "START", story: context.next }),
+                ),
                 assign(({ context, event }) => ({
-                  steps: [...context.steps, event.result],
-                  gate: NO_VERIFY,
-                  storyStatus: "passed" as const,
-                  storySummary: `all steps passed; ${NO_VERIFY.summary}`,
+                  ...counted(context, event),
+                  actors: context.actors.map((story) => (story === event.story ? context.next : story)),
+                  next: context.next + 1,
                 })),
               ],
             },
             {
-              guard: ({ context, event }) => event.result.status === "passed" && isLastStep(context),
-              target: "gating",
+              guard: ({ context, event }) => context.actors.includes(event.story),
+              target: "deciding",
               actions: [
-                emit(({ context, event }) => stepFinished(context, event.result)),
-                assign(({ context, event }) => ({ steps: [...context.steps, event.result] })),
-              ],
-            },
-            {
-              guard: ({ event }) => event.result.status === "passed",
-              target: "working",
-              reenter: true,
-              actions: [
-                emit(({ context, event }) => stepFinished(context, event.result)),
-                assign(({ context, event }) => ({ steps: [...context.steps, event.result], step: context.step + 1 })),
-              ],
-            },
-            {
-              target: "concluding",
-              actions: [
-                assign({ steps: ({ context, event }) => [...context.steps, event.result] }),
-                emit(({ context, event }) => stepFinished(context, event.result)),
-                assign({
-                  storyStatus: ({ event }) => event.result.status,
-                  storySummary: ({ event }) =>
-                    `step ${event.result.step} ${event.result.status}: ${event.result.summary}`,
-                  environment: ({ context, event }) => context.environment || event.result.environment === true,
-                  halt: ({ context, event }) => context.halt ?? event.result.halt,
-                  stop: ({ context, event }) => context.stop || event.result.halt !== undefined,
-                }),
+                finished,
+                sendTo(({ context, event }) => storyActorId(context.actors.indexOf(event.story)), {
+                  type: "FREE",
+                } satisfies StoryEvent),
+                assign(({ context, event }) => ({
+                  ...counted(context, event),
+                  actors: context.actors.map((story) => (story === event.story ? null : story)),
+                })),
               ],
             },
           ],
         },
       },
-      gating: {
-        on: {
-          GATE_DONE: {
-            target: "concluding",
-            actions: [
-              assign({
-                gate: ({ event }) => event.gate,
-                storyStatus: ({ event }) => (event.gate.passed ? "passed" : "failed"),
-                storySummary: ({ event }) =>
-                  event.gate.passed ? `all steps passed; ${event.gate.summary}` : event.gate.summary,
-              }),
-              emit(({ context, event }) => ({
-                type: "gate.finished" as const,
-                ...base(context),
-                storyId: storyId(context),
-                passed: event.gate.passed,
-                commands: event.gate.results.length,
-                summary: event.gate.summary,
-                ...failedCommand(event.gate),
-              })),
-            ],
-          },
-        },
-      },
-      concluding: {
-        on: {
-          CONCLUDED: {
-            target: "nextStory",
-            actions: [
-              emit(({ context, event }) => ({
-                type: "story.finished" as const,
-                ...base(context),
-                storyId: storyId(context),
-                status: event.status,
-                summary: event.summary,
-                ...(storyTokens(context) ? { tokens: storyTokens(context) } : {}),
-              })),
-              assign(({ context, event }) => ({
-                tokens: sumTokens([context.tokens, storyTokens(context)]),
-                storyStatus: event.status,
-                storySummary: event.summary,
-                counts: { ...context.counts, [event.status]: context.counts[event.status] + 1 },
-                stop: context.stop || (services.failFast && event.status !== "passed"),
-                story: context.story + 1,
-                steps: [],
-                gate: undefined,
-              })),
-            ],
-          },
-        },
-      },
       finished: {
         type: "final",
-        entry: emit(({ context }) =>
-          runFinished(context, context.counts.failed + context.counts.blocked > 0 ? "failed" : "passed"),
-        ),
+        entry: ({ context }) =>
+          services.emit(runFinished(context, context.counts.failed + context.counts.blocked > 0 ? "failed" : "passed")),
       },
-      aborted: { type: "final", entry: emit(({ context }) => runFinished(context, "aborted")) },
+      aborted: { type: "final", entry: ({ context }) => services.emit(runFinished(context, "aborted")) },
       refused: { type: "final" },
     },
   });
-
-  function stepFinished(context: ChiefContext, result: StepResult): RunEvent {
-    return {
-      type: "step.finished",
-      ...base(context),
-      storyId: storyId(context),
-      step: result.step,
-      status: result.status,
-      summary: result.summary,
-      calls: result.calls.length,
-      ...(result.tokens ? { tokens: result.tokens } : {}),
-    };
-  }
 }
 
 /** The machine's type, for code that drives it. */
 export type ChiefAnalyst = ReturnType<typeof createChiefAnalyst>;
+
+/** The id of the chief's story actor `k` (from 0): `story-1`, `story-2`, … */
+export function storyActorId(k: number): string {
+  return `story-${k + 1}`;
+}
+
+/**
+ * The actor working a story (plan index), from the chief analyst's snapshot; undefined when the story
+ * is not in progress. The runtime sends the results of the story's work to it.
+ */
+export function storyActorOf(
+  chief: { context: Pick<ChiefContext, "actors">; children: object },
+  story: number,
+): StoryActor | undefined {
+  const k = chief.context.actors.indexOf(story);
+  return k < 0 ? undefined : (chief.children as Record<string, StoryActor | undefined>)[storyActorId(k)];
+}

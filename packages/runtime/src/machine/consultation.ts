@@ -1,13 +1,13 @@
-import { type ActorRefFrom, setup } from "xstate";
+import { setup } from "xstate";
 import type { ConsultationState, ConsultEnd } from "../consult/ConsultFrame.js";
 
-/** What the runtime tells the chief analyst about consultations while a step's think() runs. */
+/** What the runtime tells the chief analyst (for the asking story) about consultations while a step's think() runs. */
 export type ConsultEvent =
   | { type: "CONSULT_STARTED"; consult: ConsultationState }
   | { type: "CONSULT_DONE"; consult: ConsultationState; end: ConsultEnd };
 
 /**
- * A consultation in progress, spawned by the chief analyst as a child actor when a specialist asks
+ * A consultation in progress, spawned by its story's actor as a child actor when a specialist asks
  * for one and stopped when it ends. Its only state is "consulting": it exists so that the run's
  * persisted snapshot holds the hierarchy (run → story step → consultation → nested consultation)
  * while one is under way, and only then (a run without consultations has no children to persist).
@@ -20,14 +20,3 @@ export const consultation = setup({
   initial: "consulting",
   states: { consulting: {} },
 });
-
-/** A consultation child's actor. */
-export type ConsultationActor = ActorRefFrom<typeof consultation>;
-
-/** The state of a persisted snapshot as `run.resumed` names it: the machine's value and its consultations. */
-export function describeSaved(saved: { value: unknown; children?: Record<string, unknown> } | undefined): string {
-  if (!saved) return "start";
-  const value = JSON.stringify(saved.value);
-  const open = Object.keys(saved.children ?? {});
-  return open.length ? `${value} in consultation ${open.join(", ")}` : value;
-}

@@ -50,9 +50,9 @@ describe("Outbox", () => {
       1,
     );
     outbox.post(started("US-1"));
-    outbox.persist({ value: "working", n: 1 });
+    outbox.persist(() => ({ value: "working", n: 1 }));
     outbox.post(started("US-2"));
-    outbox.persist({ value: "working", n: 2 });
+    outbox.persist(() => ({ value: "working", n: 2 }));
     // Nothing goes out at once, nor when the event loop turns.
     expect(seen).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));

@@ -21,8 +21,8 @@ export class Outbox {
   readonly #emitted: ((event: RunEvent) => void) | undefined;
   readonly #before: (() => void) | undefined;
   #held: RunEvent[] = [];
-  /** The machine's state to persist, when it moved since the last flush. */
-  #snapshot: unknown;
+  /** Takes the machine's state to persist, when it moved since the last flush. */
+  #capture: (() => unknown) | undefined;
   #scheduled = false;
   readonly #flushLater = () => {
     this.#scheduled = false;
@@ -59,9 +59,13 @@ export class Outbox {
     this.#later();
   }
 
-  /** The machine's new state, persisted with the next flush (replacing one not persisted yet). */
-  persist(snapshot: unknown): void {
-    this.#snapshot = snapshot;
+  /**
+   * The machine moved: its state, as `capture` takes it at the next flush, is persisted then. The
+   * state is taken when it is written, not at every transition: it is the state after every event
+   * the flush writes (`capture` may return undefined: nothing new to write).
+   */
+  persist(capture: () => unknown): void {
+    this.#capture = capture;
     this.#later();
   }
 
@@ -75,8 +79,8 @@ export class Outbox {
   flush(): void {
     this.#before?.();
     const handle = this.#handle();
-    const snapshot = this.#snapshot;
-    this.#snapshot = undefined;
+    const snapshot = this.#capture?.();
+    this.#capture = undefined;
     if (handle) {
       if (snapshot !== undefined) handle.saveSnapshot(snapshot);
       else handle.flush();

@@ -1,37 +1,38 @@
-import { MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
-import { type Actor, createActor, type EventFromLogic, type Snapshot } from "xstate";
-import type { ChiefAnalyst, ChiefContext } from "../machine/chiefAnalyst.js";
-import type { ParallelChief } from "../machine/parallelChief.js";
-import type { PersistedRun } from "./SessionMode.js";
+import { MeshflowError, toMeshflowError } from "@meshflow/core";
+import { type Actor, createActor } from "xstate";
+import { type ChiefAnalyst, type ChiefEvent, storyActorOf } from "../machine/chiefAnalyst.js";
+import type { StoryActor, StoryEvent } from "../machine/storyActor.js";
 import type { SessionState } from "./SessionState.js";
+import { captureRun, type PersistedRun, restorableRun } from "./savedRun.js";
 
 /**
  * The chief-analyst actor of one run, whose every transition is persisted before it is published:
  * its events go out through the run's {@link Outbox} with the state they lead to, so whoever sees
  * `step.finished` (stdout) can count on a resume not running that step again.
  */
-export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalyst> {
-  readonly actor: Actor<M>;
+export class PersistedActor {
+  readonly actor: Actor<ChiefAnalyst>;
   readonly #state: SessionState;
   #crashed: MeshflowError | undefined;
+  /** The state before the last event of the chief's, kept while that event may have stopped the run. */
+  #before: PersistedRun | undefined;
+  /**
+   * The run's state as the outbox writes it, taken when it writes: the state after every event it
+   * writes. Taking it at each transition would cost more than the transition.
+   */
+  readonly #capture = (): PersistedRun | undefined => {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.status === "active" ? captureRun(snapshot) : this.#before;
+  };
 
-  constructor(state: SessionState, machine: M, saved: PersistedRun | undefined) {
+  constructor(state: SessionState, machine: ChiefAnalyst, saved: PersistedRun | undefined) {
     this.#state = state;
-    // Without a consultation under way the machine has no children and no history states: its state
-    // value and context are its whole state, persisted as such and restored with `resolveState`. A
-    // snapshot taken during a consultation is xstate's persisted snapshot, children included.
-    const snapshot = !saved
-      ? undefined
-      : saved.children
-        ? (saved as unknown as Snapshot<unknown>)
-        : (machine as ChiefAnalyst).resolveState({ value: saved.value, context: saved.context as ChiefContext });
-    this.actor = createActor(machine as ChiefAnalyst, {
+    this.actor = createActor(machine, {
       input: { runId: state.runId },
-      ...(snapshot ? { snapshot } : {}),
-    }) as unknown as Actor<M>;
+      ...(saved ? { snapshot: restorableRun(saved) } : {}),
+    });
     // xstate rethrows an exception of an action or guard as an uncaught error unless someone listens.
     this.actor.subscribe({ error: (error) => this.fail(error) });
-    this.actor.on("*", (event) => state.outbox.post(event as RunEvent));
   }
 
   /**
@@ -51,11 +52,32 @@ export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalys
    * Sends an event to the machine; the state it leads to is persisted, then its events published, with
    * the outbox's next flush (at once when the run has stopped).
    */
-  send(event: EventFromLogic<M>): void {
-    // Both machines' snapshots have the fields used here; the flat machine's type stands for both.
-    const actor = this.actor as unknown as Actor<ChiefAnalyst>;
-    actor.send(event as EventFromLogic<ChiefAnalyst>);
-    const snapshot = actor.getSnapshot();
+  send(event: ChiefEvent): void {
+    // The chief's events may stop the run: a stopped machine's state is not persisted, the one
+    // before the event is.
+    const before = this.actor.getSnapshot();
+    this.#before = before.status === "active" ? captureRun(before) : undefined;
+    this.actor.send(event);
+    this.#settle();
+  }
+
+  /**
+   * Sends a step's or the gate's result, or a consultation's start or end, to the actor working the
+   * story, persisted and published as {@link send} does. The chief analyst hears of it only when the
+   * story reports (a halt).
+   */
+  sendStory(story: StoryActor, event: StoryEvent): void {
+    story.send(event);
+    this.#settle();
+  }
+
+  /** The actor working a story (plan index); undefined when the story is not in progress. */
+  storyOf(story: number): StoryActor | undefined {
+    return storyActorOf(this.actor.getSnapshot(), story);
+  }
+
+  #settle(): void {
+    const snapshot = this.actor.getSnapshot();
     const crashed = this.crashed;
     if (crashed) throw crashed;
     const { outbox } = this.#state;
@@ -63,20 +85,9 @@ export class PersistedActor<M extends ChiefAnalyst | ParallelChief = ChiefAnalys
       outbox.flush();
       return;
     }
-    if (this.#state.handle)
-      // xstate's snapshots are immutable: the one taken now is the state of now whenever it is written.
-      outbox.persist(
-        hasChildren(snapshot.children)
-          ? actor.getPersistedSnapshot()
-          : ({ value: snapshot.value, context: snapshot.context } satisfies PersistedRun),
-      );
+    this.#before = undefined;
+    if (this.#state.handle) outbox.persist(this.#capture);
   }
-}
-
-/** True when the machine has a child actor (a consultation under way); cheap for the usual empty object. */
-function hasChildren(children: Record<string, unknown>): boolean {
-  for (const _ in children) return true;
-  return false;
 }
 
 /** The error for a run that stopped without one of its own. */

@@ -1,16 +1,18 @@
-import type { ChiefContext, ChiefEvent } from "../machine/chiefAnalyst.js";
+import { sumTokens } from "@meshflow/core";
+import type { StoryConcluded } from "../machine/chiefAnalyst.js";
+import type { StoryContext } from "../machine/storyActor.js";
 import { afterStory } from "../workflow/StoryHooks.js";
 import type { SessionState } from "./SessionState.js";
 
 /**
- * Concludes the machine's current story: its evidence is recorded, and only when every step and the
+ * Concludes a story: its evidence is recorded, and only when every step and the
  * gate passed is the story marked `passes: true` in the PRD. The run's story hooks (the PRD workflow)
- * run in between.
+ * run in between. Resolves to the conclusion the chief analyst counts.
  */
 export async function concludeStory(
   state: SessionState,
-  context: Pick<ChiefContext, "story" | "storyStatus" | "storySummary" | "steps" | "gate">,
-): Promise<ChiefEvent> {
+  context: Pick<StoryContext, "story" | "storyStatus" | "storySummary" | "steps" | "gate">,
+): Promise<StoryConcluded> {
   const planned = state.storyOf(context.story);
   const handle = state.requireHandle();
   const { storyStatus: status, storySummary: summary, steps, gate } = context;
@@ -48,5 +50,5 @@ export async function concludeStory(
   // The story's calls are journaled for good; this run will not look them up again.
   handle.journal.release?.(steps.flatMap((s) => s.calls.map((c) => c.key)));
   state.requireRunner().forget(planned);
-  return { type: "CONCLUDED", status, summary };
+  return { type: "CONCLUDED", story: context.story, status, summary, tokens: sumTokens(steps.map((s) => s.tokens)) };
 }

@@ -1,7 +1,7 @@
 import { eventTime, type MeshflowError, type RunEvent, toMeshflowError } from "@meshflow/core";
 import type { ChiefContext } from "../machine/chiefAnalyst.js";
 
-/** What ending a run reads of either machine's context. */
+/** What ending a run reads of the machine's context. */
 type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error" | "halt">;
 
 import type { RunSummary } from "../RunDependencies.js";

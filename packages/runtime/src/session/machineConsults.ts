@@ -1,7 +1,5 @@
 import type { ConsultationState, ConsultFrame, ConsultSink } from "../consult/ConsultFrame.js";
-import type { ChiefAnalyst } from "../machine/chiefAnalyst.js";
 import type { ConsultEvent } from "../machine/consultation.js";
-import type { ParallelChief } from "../machine/parallelChief.js";
 import type { PersistedActor } from "./PersistedActor.js";
 
 /** What the machine keeps of a consultation (no budget, no context: those stay in memory). */
@@ -11,14 +9,15 @@ function stateOf(frame: ConsultFrame): ConsultationState {
 }
 
 /**
- * Consultations reported to the run's machine: each one's start and end is a transition, persisted
- * before its `consult.started` / `consult.done` event is published. Nothing is sent to a machine that
- * has stopped (an aborted run whose consultation finishes afterwards).
+ * Consultations reported to the asking story's actor: each one's start and end is a transition,
+ * persisted before its `consult.started` / `consult.done` event is published. Nothing is sent to a
+ * machine that has stopped (an aborted run whose consultation finishes afterwards).
  */
-export function machineConsults(persisted: PersistedActor<ChiefAnalyst> | PersistedActor<ParallelChief>): ConsultSink {
-  const actor = persisted as PersistedActor<ChiefAnalyst>;
+export function machineConsults(persisted: PersistedActor, indexOf: (storyId: string) => number): ConsultSink {
   const send = (event: ConsultEvent) => {
-    if (actor.actor.getSnapshot().status === "active") actor.send(event);
+    if (persisted.actor.getSnapshot().status !== "active") return;
+    const story = persisted.storyOf(indexOf(event.consult.storyId));
+    if (story) persisted.sendStory(story, event);
   };
   return {
     started: (frame) => send({ type: "CONSULT_STARTED", consult: stateOf(frame) }),

@@ -1,36 +1,12 @@
 import { type GateResult, runVerify } from "../gate/runVerify.js";
 import { reusableVerifies } from "../internal/verifiedCommands.js";
-import type { ChiefContext, ChiefEvent } from "../machine/chiefAnalyst.js";
+import type { ChiefEvent, StoryConcluded } from "../machine/chiefAnalyst.js";
+import type { StoryContext, StoryEvent, StoryPhase } from "../machine/storyActor.js";
 import { hookedStep } from "../workflow/StoryHooks.js";
 import { concludeStory } from "./concludeStory.js";
 import { openRun } from "./openRun.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
-
-/** Where a story stands: what its current phase's work reads (the flat machine's context, or a story slot). */
-export type StoryCursor = Pick<ChiefContext, "story" | "step" | "steps" | "storyStatus" | "storySummary" | "gate">;
-
-/**
- * The work the machine's current state asks for (preflight, a step's think(), the gate, the story's
- * conclusion), resolving to the event that reports its result; undefined for a state with no work.
- */
-export function workFor(
-  state: SessionState,
-  mode: SessionMode,
-  machine: { value: unknown; context: ChiefContext },
-): Promise<ChiefEvent> | undefined {
-  const { value, context } = machine;
-  switch (value) {
-    case "preflight":
-      return preflightWork(state, mode);
-    case "working":
-    case "gating":
-    case "concluding":
-      return storyWork(state, value, context);
-    default:
-      return undefined;
-  }
-}
 
 /** The preflight of a new run, or what a resumed run's already did. */
 export function preflightWork(state: SessionState, mode: SessionMode): Promise<ChiefEvent> {
@@ -46,9 +22,9 @@ export function preflightWork(state: SessionState, mode: SessionMode): Promise<C
 /** The work of one phase of a story: its current step's think(), its gate, or its conclusion. */
 export function storyWork(
   state: SessionState,
-  phase: "working" | "gating" | "concluding",
-  cursor: StoryCursor,
-): Promise<ChiefEvent> {
+  phase: StoryPhase,
+  cursor: StoryContext,
+): Promise<StoryEvent | StoryConcluded> {
   switch (phase) {
     case "working": {
       const steps = cursor.steps.map((s) => ({
