@@ -1,5 +1,5 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { ScriptedModelServer } from "@meshflow/model/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -163,6 +163,47 @@ describe("flow console", { timeout: 90_000 }, () => {
     await browser.screenshot("console-health");
     await page.getByRole("button", { name: "Unlock" }).click();
     await page.locator(".status", { hasText: "unlocked" }).waitFor();
+  });
+
+  it("shows a consultation nested under the step that asked for it, with its own calls", async () => {
+    const { page } = browser;
+    // The mesh fixtures: development-agent's agentConfig asks quality-agent, whose calls are scripted.
+    const mws = flowWorkspace({
+      agents: [join(ROOT, "tests/fixtures/agents-mesh"), join(ROOT, "agents/security-agent")].join(delimiter),
+    });
+    const append = (line: string) => ({ tool: "slow__append_line", args: { file: "log.txt", line } });
+    let meshConsole: FlowConsole | undefined;
+    try {
+      mws.writePrd([
+        {
+          mcpTools: { step1: ["slow"] },
+          calls: { step1: [append("step")] },
+          consult: { "development-agent": ["quality-agent"] },
+          agentConfig: {
+            "development-agent": { ask: ["quality-agent"] },
+            "quality-agent": { calls: [append("consulted")] },
+          },
+        },
+      ]);
+      const run = await mws.flow(["run", "prd.json", "--run-id", "consulted"]);
+      expect(run.code, run.stderr).toBe(0);
+      meshConsole = await startFlowConsole([], { cwd: mws.dir });
+      await page.goto(`${meshConsole.url}#/runs/consulted`);
+      await page.locator('details[data-story="US-001"] > summary').click();
+      await page.locator('details[data-step="1"] > summary').click();
+      const consult = page.locator('li.consult[data-consult="US-001/step1/quality-agent.1"]');
+      await consult.waitFor();
+      expect(await consult.locator("summary").first().textContent()).toMatch(
+        /consult quality-agent \(asked by development-agent\)/,
+      );
+      await consult.locator("summary").first().click();
+      // The consultation's call is under it, not among the step's own.
+      await consult.locator("li.call", { hasText: "slow__append_line" }).waitFor();
+      expect(await page.locator('details[data-step="1"] > ol.items > li.call').count()).toBe(1);
+      await browser.screenshot("console-consultation");
+    } finally {
+      await meshConsole?.stop();
+    }
   });
 
   it("shows a model's turns with the tool calls it asked for and their arguments", async () => {

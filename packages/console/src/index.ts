@@ -11,17 +11,7 @@ export { type EndedRun, type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 
 export type { OverrideRequest, StopRequest } from "./requests.js";
 export type { Route } from "./routes.js";
-export type {
-  CallNode,
-  EventNode,
-  GateNode,
-  JournalStarted,
-  RunTree,
-  StepItem,
-  StepNode,
-  StoryNode,
-  TurnNode,
-} from "./runTree.js";
+export type { EventNode, JournalStarted, RunTree } from "./runTree.js";
 export {
   type ConsoleOptions,
   type RunningConsole,

@@ -71,7 +71,7 @@ describe("buildRunTree", () => {
       ],
       ["US-001", "US-002"],
     );
-    expect(tree.stories.map((s) => [s.storyId, s.status])).toEqual([
+    expect(tree.stories.map((s) => [s.id, s.status])).toEqual([
       ["US-001", "passed"],
       ["US-002", "pending"],
     ]);
@@ -83,37 +83,64 @@ describe("buildRunTree", () => {
     ]);
     // What the prompt cache served and that nobody priced the model: the turn's line says both.
     expect(items[2]).toMatchObject({ cacheReadTokens: 8, costUnknown: true });
-    expect(tree.stories[0]?.gate).toMatchObject({ passed: true, summary: "green" });
+    expect(tree.stories[0]?.gate).toMatchObject({ passed: true, summary: "green", commands: 1 });
+    expect(tree.stories[0]?.steps[0]).toMatchObject({ tools: 3, attempts: 1, finishedAt: base.time });
   });
 
   it("replaces a step run again by a resume, counting its attempts", () => {
-    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1"), step(1)]);
+    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1"), step(1)], ["US-001"]);
     const steps = tree.stories[0]?.steps ?? [];
     expect(steps).toHaveLength(1);
     expect(steps[0]).toMatchObject({ attempts: 2, status: "running", items: [] });
   });
 
-  it("keeps an event type it does not know on the step, story or run it names", () => {
-    const future = [
-      step(1),
-      { ...base, type: "consult_started", storyId: "US-001", step: 1, specialist: "security" },
-      { ...base, type: "story.note", storyId: "US-001", text: "x" },
-      { ...base, type: "run.paused" },
-    ] as unknown as RunEvent[];
-    const tree = buildRunTree("r1", future);
-    expect(tree.stories[0]?.steps[0]?.items[0]).toMatchObject({
-      kind: "event",
-      type: "consult_started",
-      data: { specialist: "security" },
-    });
-    expect(tree.stories[0]?.events[0]?.type).toBe("story.note");
+  it("nests a consultation under its step, with the consultation's own calls", () => {
+    const consult = "US-001/step1/security-agent.1";
+    const tree = buildRunTree(
+      "r1",
+      [
+        step(1),
+        {
+          ...base,
+          type: "consult.started",
+          storyId: "US-001",
+          step: 1,
+          consult,
+          specialist: "security-agent",
+          by: "dev",
+          question: "is it safe?",
+          depth: 1,
+        },
+        { ...(called("r1/US-001/step1/security-agent.1/1", "memory__search_nodes") as object), consult } as RunEvent,
+        {
+          ...base,
+          type: "consult.done",
+          storyId: "US-001",
+          step: 1,
+          consult,
+          specialist: "security-agent",
+          status: "passed",
+          summary: "safe",
+          calls: 1,
+        },
+        called("r1/US-001/step1/1"),
+        { ...base, type: "run.paused" } as unknown as RunEvent,
+      ],
+      ["US-001"],
+    );
+    const first = tree.stories[0]?.steps[0];
+    expect(first?.items?.map((i) => (i.kind === "call" ? i.tool : i.kind))).toEqual(["memory__read_graph"]);
+    expect(first?.consults).toMatchObject([{ id: consult, status: "passed", summary: "safe", depth: 1 }]);
+    expect(first?.consults?.[0]?.items?.map((i) => (i.kind === "call" ? i.tool : i.kind))).toEqual([
+      "memory__search_nodes",
+    ]);
     expect(tree.events.map((e) => e.type)).toEqual(["run.paused"]);
   });
 });
 
 describe("addJournalCalls", () => {
   it("shows a call the journal started before its event was written, as pending", () => {
-    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1")]);
+    const tree = buildRunTree("r1", [step(1), called("r1/US-001/step1/1")], ["US-001"]);
     addJournalCalls(tree, [
       { key: "r1/US-001/step1/1", tool: "memory__read_graph", argsDigest: "a", at: base.time },
       { key: "r1/US-001/step1/2", tool: "slow__wait_for", argsDigest: "b", at: base.time },

@@ -21,6 +21,7 @@ export { type MarkResult, markRun } from "./markRun.js";
 export { type Preflight, type PreflightInput, prdWorkDigest } from "./preflight.js";
 export { RunEnvironment, type RunEnvironmentOptions, type RunParts, type RunThinking } from "./RunEnvironment.js";
 export type { PlannedStory, RunPlan } from "./RunPlan.js";
+export type { CallItem, StepItem, TurnItem } from "./report/stepItems.js";
 export {
   type ConsultReport,
   effectiveStatus,

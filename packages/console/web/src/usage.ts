@@ -1,5 +1,5 @@
 import type { TokenCount } from "@meshflow/core";
-import type { TurnNode } from "../../src/runTree.js";
+import type { TurnItem } from "@meshflow/runtime/host";
 import { num, plural } from "./api.js";
 
 /** `$0.0123`. */
@@ -24,7 +24,7 @@ export function tokensLabel(t: TokenCount): string {
 }
 
 /** A model turn's tokens: `1,234 in (900 from cache) / 56 out · $0.0012`. */
-export function turnLabel(item: TurnNode): string {
+export function turnLabel(item: TurnItem): string {
   const cost = costPart({
     ...(item.costUsd !== undefined ? { costUsd: item.costUsd } : {}),
     ...(item.costUnknown ? { unpricedTurns: 1 } : {}),

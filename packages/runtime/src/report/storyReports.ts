@@ -8,6 +8,7 @@ import {
   turnTokens,
 } from "@meshflow/core";
 import type { RunRecord } from "../store/RunRecord.js";
+import { addStepItem, type CallItem, type StepItem } from "./stepItems.js";
 
 /** A step of a story report: its latest attempt, rebuilt from the run's events. */
 export interface StepReport {
@@ -22,6 +23,15 @@ export interface StepReport {
   tokens?: TokenCount;
   /** The step's consultations (`ctx.consult`), in the order they started; absent when none. */
   consults?: ConsultReport[];
+  /** With `detail`: tools in the step's repertoire. */
+  tools?: number;
+  /** With `detail`: when this attempt started and finished. */
+  startedAt?: string;
+  finishedAt?: string;
+  /** With `detail`: how many times the step started in this run (more than 1 after a resume). */
+  attempts?: number;
+  /** With `detail`: the step's own calls, refusals and model turns, in event order. */
+  items?: StepItem[];
 }
 
 /** A consultation of a step, rebuilt from its `consult.started` / `consult.done` events. */
@@ -35,6 +45,8 @@ export interface ConsultReport {
   status: StepStatus | "running";
   summary: string;
   calls: number;
+  /** With `detail`: the consultation's calls, refusals and model turns, in event order. */
+  items?: StepItem[];
 }
 
 /** A story's progress and outcome, rebuilt from the run's events. */
@@ -45,7 +57,13 @@ export interface StoryReport {
   /** One entry per step, in the order the steps (last) started. */
   steps: StepReport[];
   /** The gate's verdict; a failed one names the failing command and keeps its output's last lines. */
-  gate?: { passed: boolean; summary: string; failed?: { command: string; tail: string } };
+  gate?: {
+    passed: boolean;
+    summary: string;
+    failed?: { command: string; tail: string };
+    /** With `detail`: how many verify commands ran. */
+    commands?: number;
+  };
   /** Tokens of its steps' model turns (present when a model thought). */
   tokens?: TokenCount;
 }
@@ -68,16 +86,32 @@ export function effectiveStatus(
  * resumed run, a retried job) REPLACES its earlier entry: a resumed run never shows a step twice, nor
  * an abandoned attempt stuck on `running`.
  *
+ * With `detail` (a run's page) each step and consultation also lists its calls, refusals and model
+ * turns ({@link StepItem}s), and each step its repertoire size, times and attempts.
+ *
  * @example
  * const { record, events } = await store.read(runId);
  * for (const story of storyReports(record, events)) console.log(story.id, story.status);
  */
-export function storyReports(record: Pick<RunRecord, "stories">, events: readonly RunEvent[]): StoryReport[] {
+export function storyReports(
+  record: Pick<RunRecord, "stories">,
+  events: readonly RunEvent[],
+  options: { detail?: boolean } = {},
+): StoryReport[] {
+  const detail = options.detail === true;
   const stories = new Map<string, StoryReport>(
     record.stories.map((id) => [id, { id, status: "pending", summary: "", steps: [] }]),
   );
   const stepOf = (storyId: string, step: number) => stories.get(storyId)?.steps.findLast((s) => s.step === step);
+  const calls = new Map<string, CallItem>();
   for (const e of events) {
+    if (
+      detail &&
+      (e.type === "tool.called" || e.type === "tool.result" || e.type === "tool.refused" || e.type === "model.turn")
+    ) {
+      const step = stepOf(e.storyId, e.step);
+      addStepItem(e, e.consult ? step?.consults?.find((c) => c.id === e.consult) : step, calls);
+    }
     switch (e.type) {
       case "story.started": {
         const story = stories.get(e.storyId);
@@ -87,6 +121,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
       case "step.started": {
         const story = stories.get(e.storyId);
         if (!story) break;
+        const earlier = story.steps.find((s) => s.step === e.step);
         story.steps = story.steps.filter((s) => s.step !== e.step);
         story.steps.push({
           step: e.step,
@@ -95,6 +130,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
           summary: "",
           calls: 0,
           refusals: [],
+          ...(detail ? { tools: e.tools, startedAt: e.time, attempts: (earlier?.attempts ?? 0) + 1, items: [] } : {}),
         });
         break;
       }
@@ -111,6 +147,7 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
           status: "running",
           summary: "",
           calls: 0,
+          ...(detail ? { items: [] } : {}),
         });
         break;
       }
@@ -135,12 +172,19 @@ export function storyReports(record: Pick<RunRecord, "stories">, events: readonl
         break;
       case "step.finished": {
         const step = stepOf(e.storyId, e.step);
-        if (step) Object.assign(step, { status: e.status, summary: e.summary });
+        if (step)
+          Object.assign(step, { status: e.status, summary: e.summary, ...(detail ? { finishedAt: e.time } : {}) });
         break;
       }
       case "gate.finished": {
         const story = stories.get(e.storyId);
-        if (story) story.gate = { passed: e.passed, summary: e.summary, ...(e.failed ? { failed: e.failed } : {}) };
+        if (story)
+          story.gate = {
+            passed: e.passed,
+            summary: e.summary,
+            ...(e.failed ? { failed: e.failed } : {}),
+            ...(detail ? { commands: e.commands } : {}),
+          };
         break;
       }
       case "story.finished": {

@@ -1,7 +1,8 @@
+import type { CallItem, ConsultReport, StepItem, StepReport, StoryReport } from "@meshflow/runtime/host";
 import { Fragment } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { RunDetail } from "../../../src/RunCatalog.js";
-import type { CallNode, EventNode, StepItem, StepNode, StoryNode } from "../../../src/runTree.js";
+import type { EventNode } from "../../../src/runTree.js";
 import { ApiError, api, duration, plural, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
 import { tokensLabel, turnLabel } from "../usage.js";
@@ -14,7 +15,7 @@ function Json({ value }: { value: unknown }) {
   return <pre>{JSON.stringify(value, null, 2)}</pre>;
 }
 
-function Call({ call, results }: { call: CallNode; results: Results }) {
+function Call({ call, results }: { call: CallItem; results: Results }) {
   const result = call.key ? results[call.key] : undefined;
   return (
     <li class="call" data-kind="call">
@@ -84,37 +85,90 @@ function GenericEvent({ event }: { event: EventNode }) {
 
 function Item({ item, results, turn }: { item: StepItem; results: Results; turn?: Turns[string] | undefined }) {
   if (item.kind === "call") return <Call call={item} results={results} />;
-  if (item.kind === "turn")
-    return (
-      <li class="turn" data-kind="turn">
-        <details>
-          <summary>
-            <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {turnLabel(item)} ·{" "}
-            {duration(item.latencyMs)}
-            {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
-            {item.replayed ? " · replayed" : ""}
-            {item.session ? ` · session ${item.session}` : ""}
-          </summary>
-          {turn ? (
-            <dl>
-              <dt>Said</dt>
-              <dd>{turn.text ? <pre>{turn.text}</pre> : <span class="muted">nothing</span>}</dd>
-              {turn.toolCalls.map((c, i) => (
-                <Fragment key={i}>
-                  <dt>Call {c.name}</dt>
-                  <dd>
-                    <pre>{c.input}</pre>
-                  </dd>
-                </Fragment>
-              ))}
-            </dl>
-          ) : (
-            <p class="muted">The turn's response is not in the call journal.</p>
-          )}
-        </details>
-      </li>
-    );
-  return <GenericEvent event={item} />;
+  const text = turn?.text ?? item.text;
+  return (
+    <li class="turn" data-kind="turn">
+      <details>
+        <summary>
+          <span class="tag">model turn {item.turn}</span> {item.provider}:{item.model} · {turnLabel(item)} ·{" "}
+          {duration(item.latencyMs)}
+          {item.toolCalls.length ? ` · calls ${item.toolCalls.join(", ")}` : ""}
+          {item.replayed ? " · replayed" : ""}
+          {item.session ? ` · session ${item.session}` : ""}
+        </summary>
+        <dl>
+          <dt>Said</dt>
+          <dd>{text ? <pre>{text}</pre> : <span class="muted">nothing</span>}</dd>
+          {turn?.toolCalls.map((c, i) => (
+            <Fragment key={i}>
+              <dt>Call {c.name}</dt>
+              <dd>
+                <pre>{c.input}</pre>
+              </dd>
+            </Fragment>
+          ))}
+        </dl>
+        {turn ? null : <p class="muted">The turn's calls are not in the call journal.</p>}
+      </details>
+    </li>
+  );
+}
+
+function Items({
+  items,
+  results,
+  turns,
+  prefix,
+}: {
+  items: StepItem[];
+  results: Results;
+  turns: Turns;
+  prefix: string;
+}) {
+  return (
+    <ol class="items">
+      {items.map((item, i) => (
+        <Item
+          key={i}
+          item={item}
+          results={results}
+          turn={item.kind === "turn" ? turns[`${prefix}/turn${item.turn}`] : undefined}
+        />
+      ))}
+    </ol>
+  );
+}
+
+/** A consultation, nested under its step by depth as `flow status` shows it, with its own calls and turns. */
+function Consult({
+  consult,
+  results,
+  turns,
+  runId,
+}: {
+  consult: ConsultReport;
+  results: Results;
+  turns: Turns;
+  runId: string;
+}) {
+  const items = consult.items ?? [];
+  return (
+    <li class="consult" data-consult={consult.id} style={{ marginLeft: `${(consult.depth - 1) * 1.5}em` }}>
+      <details open={consult.status === "running"}>
+        <summary>
+          consult <strong>{consult.specialist}</strong> (asked by {consult.by}) <Status value={consult.status} />
+          <span class="muted"> · {plural(consult.calls, "call")}</span>
+        </summary>
+        <p>
+          <em>{consult.question}</em>
+        </p>
+        {consult.summary ? <p>{consult.summary}</p> : null}
+        {items.length ? (
+          <Items items={items} results={results} turns={turns} prefix={`${runId}/${consult.id}`} />
+        ) : null}
+      </details>
+    </li>
+  );
 }
 
 function Step({
@@ -122,15 +176,18 @@ function Step({
   results,
   turns,
   prefix,
+  runId,
   open,
 }: {
-  step: StepNode;
+  step: StepReport;
   results: Results;
   turns: Turns;
   /** `<runId>/<storyId>`: journal keys of the step's turns are `<prefix>/step<N>/turn<k>`. */
   prefix: string;
+  runId: string;
   open: boolean;
 }) {
+  const items = step.items ?? [];
   return (
     <li>
       <Disclosure initiallyOpen={open} data-step={step.step}>
@@ -138,41 +195,49 @@ function Step({
           Step {step.step} · {step.specialist} <Status value={step.status} />
           <span class="muted">
             {" "}
-            {plural(step.items.filter((i) => i.kind === "call").length, "call")}, {plural(step.tools, "tool")}
-            {step.attempts > 1 ? `, attempt ${step.attempts}` : ""}
+            {plural(items.filter((i) => i.kind === "call").length, "call")}, {plural(step.tools ?? 0, "tool")}
+            {(step.attempts ?? 1) > 1 ? `, attempt ${step.attempts}` : ""}
             {step.tokens ? `, ${tokensLabel(step.tokens)}` : ""}
           </span>
         </summary>
         {step.summary ? <p>{step.summary}</p> : null}
-        {step.items.length ? (
-          <ol class="items">
-            {step.items.map((item, i) => (
-              <Item
-                key={i}
-                item={item}
-                results={results}
-                turn={item.kind === "turn" ? turns[`${prefix}/step${step.step}/turn${item.turn}`] : undefined}
-              />
-            ))}
-          </ol>
+        {items.length ? (
+          <Items items={items} results={results} turns={turns} prefix={`${prefix}/step${step.step}`} />
         ) : (
           <p class="muted">No tool calls yet.</p>
         )}
+        {step.consults?.length ? (
+          <ol class="consults" aria-label="Consultations">
+            {step.consults.map((c) => (
+              <Consult key={c.id} consult={c} results={results} turns={turns} runId={runId} />
+            ))}
+          </ol>
+        ) : null}
       </Disclosure>
     </li>
   );
 }
 
-function Story({ story, results, turns, runId }: { story: StoryNode; results: Results; turns: Turns; runId: string }) {
+function Story({
+  story,
+  results,
+  turns,
+  runId,
+}: {
+  story: StoryReport;
+  results: Results;
+  turns: Turns;
+  runId: string;
+}) {
   const active = story.status === "running";
   return (
     <li>
       <Disclosure
         initiallyOpen={active || story.status === "failed" || story.status === "blocked"}
-        data-story={story.storyId}
+        data-story={story.id}
       >
         <summary>
-          <strong>{story.storyId}</strong> <Status value={story.status} />
+          <strong>{story.id}</strong> <Status value={story.status} />
           {story.summary ? <span class="muted"> {story.summary}</span> : null}
         </summary>
         <ol class="steps">
@@ -182,7 +247,8 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
               step={s}
               results={results}
               turns={turns}
-              prefix={`${runId}/${story.storyId}`}
+              prefix={`${runId}/${story.id}`}
+              runId={runId}
               open={s.status === "running" || s.status === "failed"}
             />
           ))}
@@ -193,7 +259,7 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
               Gate <Status value={story.gate.passed ? "passed" : "failed"} />
             </h4>
             <p>
-              {story.gate.summary} ({plural(story.gate.commands, "command")})
+              {story.gate.summary} ({plural(story.gate.commands ?? 0, "command")})
             </p>
             {story.gate.failed ? (
               <>
@@ -204,13 +270,6 @@ function Story({ story, results, turns, runId }: { story: StoryNode; results: Re
               </>
             ) : null}
           </div>
-        ) : null}
-        {story.events.length ? (
-          <ol class="items">
-            {story.events.map((e, i) => (
-              <GenericEvent key={i} event={e} />
-            ))}
-          </ol>
         ) : null}
       </Disclosure>
     </li>
@@ -292,7 +351,7 @@ export function RunPage({ runId }: { runId: string }) {
       <h2>Stories</h2>
       <ol class="tree" aria-label="Stories">
         {tree.stories.map((s) => (
-          <Story key={s.storyId} story={s} results={data.results} turns={data.turns} runId={run.runId} />
+          <Story key={s.id} story={s} results={data.results} turns={data.turns} runId={run.runId} />
         ))}
       </ol>
       {tree.events.length ? (
