@@ -6,8 +6,8 @@ let loaded: JsoncParser | undefined;
 
 /**
  * jsonc-parser, loaded on first use: to say where a text that is not JSON goes wrong, and for edits
- * that keep every other byte of a file (the write-back's general path, `flow reset`). A run whose PRD
- * is valid and nobody edited never loads it.
+ * that keep every other byte of a file (a story's `passes` and `notes`, and the write-back's general
+ * path). A command that never writes a valid PRD never loads it.
  */
 export function jsoncParser(): JsoncParser {
   loaded ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;

@@ -1,23 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { objectMembers } from "./storyText.js";
+import { setStoryFields, type StoryEdit } from "./storyText.js";
 
-describe("objectMembers", () => {
-  it("gives each top-level value's span, skipping strings, nesting and escapes", () => {
+const edit = (storyId: string, passes = true, note = "n"): StoryEdit => ({
+  storyId,
+  passes,
+  notes: (current) => `${current}${note}`,
+});
+
+describe("setStoryFields", () => {
+  it("replaces passes and notes where they are, keeping every other byte, strings, nesting and escapes", () => {
     const text = ' {\n "id" : "A\\"}", "n": {"passes": [1, "]"]}, "passes":false,"notes":"x\\\\", "k": -1.5e3 }\n';
-    const members = objectMembers(text);
-    const values = Object.fromEntries([...(members ?? [])].map(([k, [s, e]]) => [k, JSON.parse(text.slice(s, e))]));
-    expect(values).toEqual(JSON.parse(text));
+    const out = setStoryFields(text, edit('A"}'));
+    expect(out).toBe(text.replace('"passes":false,"notes":"x\\\\"', '"passes":true,"notes":"x\\\\n"'));
+    expect(JSON.parse(out ?? "")).toEqual({ ...JSON.parse(text), passes: true, notes: "x\\n" });
   });
 
-  it("keeps the last of a repeated key, as JSON.parse does", () => {
-    const text = '{"passes": false, "passes": true}';
-    const [s, e] = objectMembers(text)?.get("passes") ?? [0, 0];
-    expect(text.slice(s, e)).toBe("true");
-    expect(objectMembers("{}")).toEqual(new Map());
+  it("edits the last of a repeated key, as JSON.parse reads it, and adds fields written as the first member is", () => {
+    expect(setStoryFields('{"id": "A", "passes": false, "passes": false}', edit("A"))).toBe(
+      '{"id": "A", "passes": false, "passes": true,"notes": "n"}',
+    );
+    // The first member's key repeated later: its own spacing is still what an added field copies.
+    expect(setStoryFields('{\n  "id" : "B",\n  "id" : "A"\n}', edit("A"))).toBe(
+      '{\n  "id" : "B",\n  "id" : "A",\n  "passes" : true,\n  "notes" : "n"\n}',
+    );
   });
 
-  it("is undefined for a text that is not shaped like one object", () => {
-    for (const text of ["[1]", '{"a" 1}', '{"a": 1', '{"a": "open}', '{"a": 1 "b": 2}', "", '{"a": }'])
-      expect(objectMembers(text), text).toBeUndefined();
+  it("is undefined for a text that is not one strict JSON object, another story, or notes that are no string", () => {
+    for (const text of ["[1]", '{"a" 1}', '{"id": "A"', '{"id": "open}', '{"id": "A" "b": 2}', "", '{"id": }', "{}"])
+      expect(setStoryFields(text, edit("A")), text).toBeUndefined();
+    expect(setStoryFields('{"id": "A", /* c */ "passes": false}', edit("A"))).toBeUndefined();
+    expect(setStoryFields('{"id": "B"}', edit("A"))).toBeUndefined();
+    expect(setStoryFields('{"id": "A", "notes": null}', edit("A"))).toBeUndefined();
   });
 });
