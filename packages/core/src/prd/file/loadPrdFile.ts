@@ -10,9 +10,8 @@ import {
   validatePrd,
   validatePrdHead,
 } from "../validatePrd.js";
-import { prdChunks } from "./prdChunks.js";
-import { type PrdLimits, prdLimits } from "./prdLimits.js";
-import { type PrdReadOptions, type PrdSource, readPrdAsync } from "./readPrd.js";
+import type { PrdLimits } from "./prdLimits.js";
+import { type PrdSource, readPrdAsync } from "./readPrd.js";
 
 /** A PRD file as read from disk: its exact text, the typed PRD when valid, and every problem. */
 export interface LoadedPrd {
@@ -31,6 +30,12 @@ export interface PrdScan {
   source?: PrdSource;
 }
 
+/** Where a PRD's `verify` cwds must stay: its folder and its project. */
+function location(file: string): PrdValidationContext["location"] {
+  const prdDir = dirname(resolve(file));
+  return { prdDir, projectDir: projectRoot(prdDir) };
+}
+
 /**
  * Reads and validates a PRD file, never writing it. Throws `file_not_found` when it cannot be read
  * and `prd_too_large` past `limits` (default the process's `prdLimits`) before it is parsed; every
@@ -41,15 +46,12 @@ export async function loadPrdFile(
   context: Omit<PrdValidationContext, "file">,
   limits?: PrdLimits,
 ): Promise<LoadedPrd> {
-  // The text is kept: the file is read at once, its stories counted as they are split off, then it is
-  // parsed whole (one native parse is cheaper than one per story when every story is kept anyway).
-  const bytes = Buffer.concat([...prdChunks(file, { limits: limits ?? prdLimits() })]);
-  const read = await readPrdAsync(file, { ...(limits && { limits }), bytes, whole: "always" });
-  const text = bytes.toString("utf8");
+  // The text is kept: its stories are counted as they are split off, then it is parsed whole (one
+  // native parse is cheaper than one per story when every story is kept anyway).
+  const read = await readPrdAsync(file, { ...(limits && { limits }), keep: true });
+  const text = read.text ?? "";
   if (read.problems.length) return { file, text, prd: undefined, problems: read.problems };
-  const prdDir = dirname(resolve(file));
-  const location = { prdDir, projectDir: projectRoot(prdDir) };
-  return { file, text, ...validatePrd(read.value, { ...context, file, location }) };
+  return { file, text, ...validatePrd(read.value, { ...context, file, location: location(file) }) };
 }
 
 /**
@@ -57,26 +59,16 @@ export async function loadPrdFile(
  * in the result) instead of keeping them: only one story's value exists at a time, so the memory a
  * PRD needs does not grow with its stories. Valid when `problems` has no error.
  */
-export function scanPrdFile(
+export async function scanPrdFile(
   file: string,
   context: Omit<PrdValidationContext, "file">,
   onStory: (story: Story, index: number) => void,
   limits?: PrdLimits,
 ): Promise<PrdScan> {
-  return scan(file, context, onStory, { ...(limits && { limits }), source: true });
-}
-
-async function scan(
-  file: string,
-  context: Omit<PrdValidationContext, "file">,
-  onStory: (story: Story, index: number) => void,
-  options: PrdReadOptions,
-): Promise<PrdScan> {
-  // A `verify` cwd must stay inside the PRD's project.
-  const prdDir = dirname(resolve(file));
-  const checker = new StoryChecker({ ...context, file, location: { prdDir, projectDir: projectRoot(prdDir) } });
+  const checker = new StoryChecker({ ...context, file, location: location(file) });
   const read = await readPrdAsync(file, {
-    ...options,
+    ...(limits && { limits }),
+    source: true,
     onStory: (value, index) => {
       const story = checker.check(value, index);
       if (story) onStory(story, index);

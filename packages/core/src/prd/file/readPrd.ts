@@ -25,15 +25,12 @@ export interface PrdReadOptions {
    * without it the elements are only split off.
    */
   onStory?: (value: unknown, index: number, bytes?: Buffer) => void;
-  /** Read these bytes (the file read already, or a save held in memory) instead of the file. */
-  bytes?: Buffer;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
-  /**
-   * `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed
-   * whole; `"always"`: the split only counts the stories, then the file is parsed whole (`value`).
-   */
-  whole?: boolean | "always";
+  /** `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed whole. */
+  whole?: boolean;
+  /** Keep the file's text and parse it whole (`text`, `value`): the split only counts the stories. */
+  keep?: boolean;
 }
 
 /** What a read found. */
@@ -44,7 +41,8 @@ export interface PrdRead {
   problems: Problem[];
   /** Set when the file was read story by story and `source` was asked for. */
   source?: PrdSource;
-  /** The whole PRD's value, with `whole: "always"`. */
+  /** With `keep`: the file's text, and its whole value when it is JSON. */
+  text?: string;
   value?: unknown;
 }
 
@@ -55,7 +53,7 @@ export interface PrdRead {
  * is parsed whole, which says where it is not JSON. Yields between chunks (see the two drivers below).
  */
 function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRead, undefined> {
-  const { onStory, limits = prdLimits() } = options;
+  const { onStory, limits = prdLimits(), keep = false } = options;
   const hash = options.source ? createHash("sha256") : undefined;
   const spans: number[] = [];
   let broken = false;
@@ -72,8 +70,10 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
     spans.push(start, end);
     onStory?.(value, spans.length / 2 - 1, bytes);
   });
-  for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, { limits })) {
+  const kept: Buffer[] = [];
+  for (const chunk of prdChunks(file, { limits })) {
     hash?.update(chunk);
+    if (keep) kept.push(chunk);
     if (!broken) splitter.push(chunk);
     yield;
   }
@@ -84,20 +84,22 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   } catch {
     // Not JSON around the stories: the whole parse says where.
   }
-  if (head !== undefined && options.whole !== "always")
+  if (head !== undefined && !keep)
     return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
-  const parsed = parseJsonText((options.bytes ?? Buffer.concat([...prdChunks(file, { limits })])).toString("utf8"));
+  const text = Buffer.concat(keep ? kept : [...prdChunks(file, { limits })]).toString("utf8");
+  const parsed = parseJsonText(text);
   const problem = (path: string, message: string): Problem[] => [{ file, path, message, severity: "error" }];
   if (!parsed.ok) {
     const { line, column } = parsed.position;
     return {
       head: undefined,
       problems: problem("$", `invalid JSON at line ${line}, column ${column}: ${parsed.message}`),
+      ...(keep && { text }),
     };
   }
   const stories = (parsed.value as { userStories?: unknown } | null)?.userStories;
-  const value = options.whole === "always" ? { value: parsed.value } : {};
+  const value = keep ? { text, value: parsed.value } : {};
   if (!Array.isArray(stories)) return { head: parsed.value, problems: [], ...value };
   // Counted here for a PRD the split could not take apart, still before any story is handed over.
   if (stories.length > limits.maxStories) throw tooManyStories(file, limits);

@@ -26,7 +26,8 @@ export function setStoryFields(story: string, { storyId, passes, notes }: StoryE
   const errors: ParseError[] = [];
   const root = parseTree(story, errors, { disallowComments: true });
   const members = root?.type === "object" && !errors.length ? (root.children ?? []) : [];
-  const value = (key: string): Node | undefined => members.findLast((m) => m.children?.[0]?.value === key)?.children?.[1];
+  const value = (key: string): Node | undefined =>
+    members.findLast((m) => m.children?.[0]?.value === key)?.children?.[1];
   const notesAt = value("notes");
   const current: unknown = notesAt ? notesAt.value : "";
   const [first, last] = [members[0], members.at(-1)];
