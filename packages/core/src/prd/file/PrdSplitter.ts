@@ -13,12 +13,6 @@ for (const byte of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY]) 
 
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
-/**
- * Where the scan is: before the root object, in it (outside the stories array), in the stories array
- * between elements (`first`, after an element, after a comma), in an element, after the root, or lost.
- */
-type State = "start" | "root" | "first" | "after" | "comma" | "element" | "end" | "failed";
-
 /** One element of `userStories`: its bytes and where they are in the file. */
 export interface SplitElement {
   bytes: Buffer;
@@ -31,11 +25,13 @@ export interface SplitElement {
 /**
  * Splits a strict JSON PRD into its stories from a stream of byte chunks, keeping no more than one
  * story and the PRD's own fields: a PRD of any size is read in constant memory. It tracks only
- * strings, nesting, the root's keys and the separators of the `userStories` array; everything it
- * hands over is then checked by `JSON.parse` (each element, and the PRD's head with the array
- * emptied), so together they accept exactly what `JSON.parse` of the whole accepts. Anything it does
- * not expect (a root that is not an object, no or two `userStories` keys, a value that is not an
- * array, a missing or trailing comma) makes it unusable: the caller then parses the whole text.
+ * strings, nesting, the root's keys and the commas of the `userStories` array: each element is the
+ * bytes between two separators, without the spaces around them. Everything it hands over is then
+ * checked by `JSON.parse` (each element, and the PRD's head with the array emptied), so together they
+ * accept exactly what `JSON.parse` of the whole accepts. An element that is empty or holds two values
+ * (a comma missing, doubled or trailing) makes it unusable, as do two `userStories` keys, a value that
+ * is not an array, and an input that does not end where its root does: the caller then parses the
+ * whole text.
  */
 export class PrdSplitter {
   readonly #onElement: (element: SplitElement) => void;
@@ -43,22 +39,25 @@ export class PrdSplitter {
   readonly #chunks: Buffer[] = [];
   #kept = 0;
   #offset = 0;
-  #state: State = "start";
+  #failed = false;
   #depth = 0;
+  /** The root closed: only spaces may follow. */
+  #ended = false;
   #inString = false;
   #escape = false;
-  /** At depth 1, the next string is a key (after `{` or `,`). */
-  #expectKey = false;
-  /** The last key was `userStories`: its value comes next. */
+  /** Where the last string at depth 1 starts and ends: a key when a colon follows. */
+  #string: [number, number] = [-1, -1];
+  /** The last key was `userStories`: its array comes next. */
   #storiesNext = false;
   #seen = false;
-  /** Where the key or the element being read starts (-1: none). */
-  #mark = -1;
-  /** The element being read is a number, true, false or null: it ends at a separator. */
-  #literal = false;
   /** Where the stories array's `[` and `]` are. */
   #open = -1;
   #close = -1;
+  /** The element being read: where it starts (-1: not yet), where its last byte so far ends, and whether it is a number, true, false or null. */
+  #start = -1;
+  #end = -1;
+  #literal = false;
+  #elements = 0;
   /** The bytes up to the array's `[`, copied when it opens (their chunks are dropped as stories are read). */
   #head = Buffer.alloc(0);
 
@@ -68,7 +67,7 @@ export class PrdSplitter {
 
   /** Scans the next chunk (it is kept by reference: pass a buffer that is not reused). */
   push(chunk: Buffer): void {
-    if (this.#state === "failed") return;
+    if (this.#failed) return;
     this.#chunks.push(chunk);
     const base = this.#offset;
     const n = chunk.length;
@@ -94,7 +93,8 @@ export class PrdSplitter {
         else {
           i = quote + 1;
           this.#inString = false;
-          this.#stringEnd(base + i);
+          if (this.#depth === 1) this.#string[1] = base + i;
+          if (this.#inArray()) this.#end = base + i;
         }
         continue;
       }
@@ -103,8 +103,9 @@ export class PrdSplitter {
         while (i < n && !STRUCTURAL[chunk[i] as number]) i++;
         if (i >= n) break;
       }
-      if (!this.#byte(chunk[i] as number, base + i)) {
-        this.#state = "failed";
+      const byte = chunk[i] as number;
+      if (!isSpace(byte) && !this.#byte(byte, base + i)) {
+        this.#failed = true;
         this.#chunks.length = 0;
         return;
       }
@@ -112,7 +113,7 @@ export class PrdSplitter {
     }
     this.#offset += n;
     // Kept: all before the array (the head), from the element being read, all after the array.
-    const keep = this.#close >= 0 ? this.#close : this.#open < 0 ? 0 : this.#mark >= 0 ? this.#mark : this.#offset;
+    const keep = this.#close >= 0 ? this.#close : this.#open < 0 ? 0 : this.#start >= 0 ? this.#start : this.#offset;
     while (this.#chunks.length && this.#kept + (this.#chunks[0]?.length ?? 0) <= keep)
       this.#kept += this.#chunks.shift()?.length ?? 0;
   }
@@ -122,98 +123,71 @@ export class PrdSplitter {
    * input was not a PRD this splitter can take apart (then nothing it handed over may be trusted).
    */
   finish(): string | undefined {
-    if (this.#state !== "end" || this.#close < 0) return undefined;
+    if (this.#failed || this.#close < 0 || !this.#ended) return undefined;
     return Buffer.concat([this.#head, this.#slice(this.#close, this.#offset)]).toString("utf8");
   }
 
-  /** One byte outside strings (and, inside stories, only a quote or a bracket); false: not a PRD to split. */
+  /** Between two elements of the stories array (it is open, not closed, and no element is nested deeper). */
+  #inArray(): boolean {
+    return this.#depth === 2 && this.#open >= 0 && this.#close < 0;
+  }
+
+  /** One byte outside strings other than a space (inside stories, only a quote or a bracket); false: not a PRD to split. */
   #byte(byte: number, at: number): boolean {
-    if (this.#literal) {
-      if (!isSpace(byte) && byte !== COMMA && byte !== CLOSE_ARRAY) return true;
-      this.#element(at);
+    if (this.#ended) return false;
+    if (this.#storiesNext) {
+      this.#storiesNext = false;
+      if (byte !== OPEN_ARRAY || this.#depth !== 1) return false;
+      this.#open = at;
+      this.#head = Buffer.from(this.#slice(0, at + 1));
+      this.#depth = 2;
+      return true;
     }
-    if (isSpace(byte)) return true;
-    switch (this.#state) {
-      case "start":
+    if (this.#inArray() && (byte === COMMA || byte === CLOSE_ARRAY)) {
+      if (this.#start >= 0) {
+        const [start, end] = [this.#start, this.#end];
+        this.#start = -1;
+        this.#elements++;
+        this.#onElement({ bytes: this.#slice(start, end), start, end });
+      } else if (byte === COMMA || this.#elements > 0) return false;
+      if (byte === CLOSE_ARRAY) {
         this.#depth = 1;
-        this.#expectKey = true;
-        this.#state = "root";
-        return byte === OPEN_OBJECT;
-      case "first":
-      case "after":
-      case "comma":
-        if (byte === CLOSE_ARRAY && this.#state !== "comma") {
-          this.#depth = 1;
-          this.#close = at;
-          this.#state = "root";
-          return true;
-        }
-        if (this.#state === "after") {
-          this.#state = "comma";
-          return byte === COMMA;
-        }
-        if (byte === COMMA || byte === CLOSE_ARRAY) return false;
-        this.#mark = at;
-        this.#state = "element";
-        if (byte === QUOTE) this.#inString = true;
-        else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) this.#depth = 3;
-        else this.#literal = true;
-        return true;
-      case "element":
-        if (byte === QUOTE) this.#inString = true;
-        else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) this.#depth++;
-        else if (--this.#depth === 2) this.#element(at + 1);
-        return true;
-      case "root":
-        if (this.#storiesNext && byte !== COLON) {
-          this.#storiesNext = false;
-          if (byte !== OPEN_ARRAY) return false;
-          this.#open = at;
-          this.#head = Buffer.from(this.#slice(0, at + 1));
-          this.#depth = 2;
-          this.#state = "first";
-          return true;
-        }
-        if (byte === QUOTE) {
-          this.#inString = true;
-          if (this.#depth === 1 && this.#expectKey) this.#mark = at;
-          this.#expectKey = false;
-        } else if (byte === COMMA) this.#expectKey = this.#depth === 1;
-        else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) this.#depth++;
-        else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
-          if (--this.#depth === 0) this.#state = "end";
-        }
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  /** A string ended just before `end`: a story that is a string, or a key of the root. */
-  #stringEnd(end: number): void {
-    if (this.#state === "element" && this.#depth === 2) this.#element(end);
-    else if (this.#state === "root" && this.#mark >= 0) {
-      let key: unknown;
-      try {
-        key = JSON.parse(this.#slice(this.#mark, end).toString("utf8"));
-      } catch {
-        this.#state = "failed";
+        this.#close = at;
       }
-      this.#mark = -1;
-      if (key !== "userStories") return;
-      // JSON.parse keeps the last of two keys: the split could not tell which one a reader means.
-      if (this.#seen) this.#state = "failed";
-      this.#seen = this.#storiesNext = true;
+      return true;
     }
+    if (this.#inArray()) {
+      if (this.#start < 0) {
+        this.#start = at;
+        this.#literal = byte !== QUOTE && byte !== OPEN_OBJECT && byte !== OPEN_ARRAY;
+      } else if (!this.#literal || this.#end !== at) return false; // a second value: a missing comma
+    }
+    if (byte === QUOTE) {
+      this.#inString = true;
+      if (this.#depth === 1) this.#string = [at, -1];
+    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) this.#depth++;
+    else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+      this.#ended = --this.#depth === 0;
+    } else if (byte === COLON && this.#depth === 1 && !this.#key()) return false;
+    if (this.#inArray()) this.#end = at + 1;
+    return true;
   }
 
-  /** The element being read ended just before `end`. */
-  #element(end: number): void {
-    const start = this.#mark;
-    this.#mark = -1;
-    this.#literal = false;
-    this.#state = "after";
-    this.#onElement({ bytes: this.#slice(start, end), start, end });
+  /** A colon at depth 1: the string before it is a key of the root. False for a second `userStories`. */
+  #key(): boolean {
+    const [start, end] = this.#string;
+    if (start < 0 || end < 0) return false;
+    let key: unknown;
+    try {
+      key = JSON.parse(this.#slice(start, end).toString("utf8"));
+    } catch {
+      return false;
+    }
+    if (key !== "userStories") return true;
+    // JSON.parse keeps the last of two keys: the split could not tell which one a reader means.
+    if (this.#seen) return false;
+    this.#seen = this.#storiesNext = true;
+    return true;
   }
 
   /** The bytes from `from` to `to` (file offsets), of the chunks still kept. */
