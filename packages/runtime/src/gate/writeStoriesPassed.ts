@@ -26,9 +26,8 @@ export function writeStoriesPassed(
   marks: readonly PassMark[],
   cache?: PrdWriteCache,
 ): { changed: number; foreign: boolean } {
-  // A story marked twice with one note is edited once.
-  const unique = [...new Map(marks.map((m) => [`${m.storyId}\u0000${m.note}`, m])).values()];
-  const { changed, gone, foreign } = writePrdStories(file, unique.map(markEdit), cache);
+  // A story marked twice is edited once (see writePrdStories), its note added once.
+  const { changed, gone, foreign } = writePrdStories(file, marks.map(markEdit), cache);
   if (gone.length)
     throw new MeshflowError(
       "prd_changed",

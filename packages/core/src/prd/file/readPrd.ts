@@ -20,11 +20,8 @@ export interface PrdSource {
 export interface PrdReadOptions {
   /** Default: the process's {@link prdLimits}. */
   limits?: PrdLimits;
-  /**
-   * Each element of `userStories`, parsed, in file order (with its bytes when the file was split);
-   * without it the elements are only split off.
-   */
-  onStory?: (value: unknown, index: number, bytes?: Buffer) => void;
+  /** Each element of `userStories`, parsed, in file order; without it the elements are only split off. */
+  onStory?: (value: unknown, index: number) => void;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
   /** `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed whole. */
@@ -68,7 +65,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
       return;
     }
     spans.push(start, end);
-    onStory?.(value, spans.length / 2 - 1, bytes);
+    onStory?.(value, spans.length / 2 - 1);
   });
   const kept: Buffer[] = [];
   for (const chunk of prdChunks(file, { limits })) {
