@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { setStoryFields, type StoryEdit } from "./storyText.js";
+import { type StoryEdit, setStoryFields } from "./storyText.js";
 
 const edit = (storyId: string, passes = true, note = "n"): StoryEdit => ({
   storyId,
