@@ -20,8 +20,13 @@ export interface PrdSource {
 export interface PrdReadOptions {
   /** Default: the process's {@link prdLimits}. */
   limits?: PrdLimits;
-  /** Each element of `userStories`, parsed, in file order; without it the elements are only split off. */
-  onStory?: (value: unknown, index: number) => void;
+  /**
+   * Each element of `userStories`, parsed, in file order (with its bytes when the file was split);
+   * without it the elements are only split off.
+   */
+  onStory?: (value: unknown, index: number, bytes?: Buffer) => void;
+  /** Read these bytes (the file read already, or a save held in memory) instead of the file. */
+  bytes?: Buffer;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
   /** `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed whole. */
@@ -65,10 +70,10 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
       return;
     }
     spans.push(start, end);
-    onStory?.(value, spans.length / 2 - 1);
+    onStory?.(value, spans.length / 2 - 1, bytes);
   });
   const kept: Buffer[] = [];
-  for (const chunk of prdChunks(file, { limits })) {
+  for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, { limits })) {
     hash?.update(chunk);
     if (keep) kept.push(chunk);
     if (!broken) splitter.push(chunk);
@@ -84,7 +89,8 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   if (head !== undefined && !keep)
     return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
-  const text = Buffer.concat(keep ? kept : [...prdChunks(file, { limits })]).toString("utf8");
+  const all = keep ? Buffer.concat(kept) : (options.bytes ?? Buffer.concat([...prdChunks(file, { limits })]));
+  const text = all.toString("utf8");
   const parsed = parseJsonText(text);
   const problem = (path: string, message: string): Problem[] => [{ file, path, message, severity: "error" }];
   if (!parsed.ok) {
