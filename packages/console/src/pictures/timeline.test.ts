@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reports, storyEvents, t } from "./testRun.js";
-import { buildTimeline } from "./timeline.js";
+import { buildTimeline, spanDetail } from "./timeline.js";
 
 describe("buildTimeline", () => {
   it("puts stories that ran side by side in separate lanes, and one after another in the same", () => {
@@ -28,6 +28,9 @@ describe("buildTimeline", () => {
     const timeline = buildTimeline(reports(["US-1", "US-2"], [...events, ...running]), { now: t(700) });
     const rows = timeline.lanes.flatMap((l) => l.rows);
     expect(rows.find((r) => r.id === "US-1")?.mark).toBe("failed");
+    // The hover card of the failed call says so and names its key.
+    const failedCall = rows.find((r) => r.kind === "call" && r.story === "US-1");
+    expect(failedCall && spanDetail(failedCall)).toEqual(["status error", "key r1/US-1/step1/1"]);
     expect(rows.find((r) => r.kind === "call" && r.story === "US-1")?.mark).toBe("failed");
     const open = rows.filter((r) => r.story === "US-2");
     expect(open.map((r) => [r.kind, r.open, r.end])).toEqual([

@@ -1,4 +1,4 @@
-import type { ConsultReport, StepItem, StepReport, StoryReport } from "@meshflow/runtime/host";
+import type { CallItem, ConsultReport, StepItem, StepReport, StoryReport, TurnItem } from "@meshflow/runtime/host";
 
 // The run page's timeline, computed from the story reports: one row per story, step, consultation,
 // model turn and tool call, each with its start and end in epoch milliseconds, grouped into lanes.
@@ -8,7 +8,10 @@ import type { ConsultReport, StepItem, StepReport, StoryReport } from "@meshflow
 /** What a bar stands for. */
 type SpanKind = "story" | "step" | "consult" | "turn" | "call";
 
-/** One row of the timeline: a bar from `start` to `end`. */
+/** What a bar was drawn from (its hover card is written from it when shown). */
+type SpanSource = StoryReport | StepReport | ConsultReport | StepItem;
+
+/** One row of the timeline: a bar from `start` to `end`. Every span has the same fields (a fast shape). */
 export interface Span {
   /** Unique in the timeline (`US-001`, `US-001/step1`, `US-001/step1/3`, …). */
   id: string;
@@ -17,19 +20,18 @@ export interface Span {
   depth: number;
   label: string;
   story: string;
-  step?: number;
-  consult?: string;
+  step: number | undefined;
+  consult: string | undefined;
   /** A tool call's idempotency key. */
-  key?: string;
+  key: string | undefined;
   status: string;
   start: number;
   end: number;
   /** Still running: `end` is the time the timeline was drawn. */
   open: boolean;
   /** Something to see at a glance: a refused call, a failure, a story waiting for a person's approval. */
-  mark?: "refused" | "failed" | "approval";
-  /** Lines the hover card shows. */
-  detail: string[];
+  mark: "refused" | "failed" | "approval" | undefined;
+  source: SpanSource;
 }
 
 /** A lane: the stories that ran in one slot (or on one worker), in the order they started. */
@@ -54,178 +56,203 @@ const ms = (iso: string | undefined): number | undefined => {
   return Number.isNaN(t) ? undefined : t;
 };
 
-const FAILED = new Set(["failed", "blocked", "error"]);
-
 function markOf(status: string): Span["mark"] {
   if (status === "refused") return "refused";
-  if (FAILED.has(status)) return "failed";
+  if (status === "failed" || status === "blocked" || status === "error") return "failed";
   if (status.includes("approval")) return "approval";
   return undefined;
 }
 
-/** An item's bar: a call from its call to its result; a model turn ends when it was recorded. */
-function itemSpan(
-  item: StepItem,
-  parent: { id: string; story: string; step?: number; consult?: string; depth: number },
-  index: number,
-  now: number,
+function span(
+  kind: SpanKind,
+  id: string,
+  depth: number,
+  label: string,
+  parent: { story: string; step: number | undefined; consult: string | undefined },
+  status: string,
+  start: number,
+  end: number,
+  open: boolean,
+  source: SpanSource,
+  key?: string,
 ): Span {
-  const at = ms(item.time) ?? now;
-  const base = {
-    id: `${parent.id}/${index}`,
-    depth: parent.depth + 1,
+  return {
+    id,
+    kind,
+    depth,
+    label,
     story: parent.story,
-    ...(parent.step !== undefined ? { step: parent.step } : {}),
-    ...(parent.consult ? { consult: parent.consult } : {}),
+    step: parent.step,
+    consult: parent.consult,
+    key,
+    status,
+    start,
+    end,
+    open,
+    mark: markOf(status),
+    source,
   };
-  if (item.kind === "turn") {
-    const cost =
-      item.costUsd !== undefined ? ` · $${item.costUsd.toFixed(4)}` : item.costUnknown ? " · cost unknown" : "";
-    return {
-      ...base,
-      kind: "turn",
-      label: `model turn ${item.turn}`,
-      status: "ok",
-      start: at - item.latencyMs,
-      end: at,
-      open: false,
-      detail: [
-        `${item.provider}:${item.model}`,
-        `${item.inputTokens} in / ${item.outputTokens} out${cost}`,
-        item.toolCalls.length ? `asked for ${item.toolCalls.join(", ")}` : "asked for no tool",
-      ],
-    };
-  }
+}
+
+/** An item's bar: a call from its call to its result; a model turn ends when it was recorded. */
+function itemSpan(item: StepItem, parent: Span, index: number, now: number): Span {
+  const at = ms(item.time) ?? now;
+  const id = `${parent.id}/${index}`;
+  if (item.kind === "turn")
+    return span(
+      "turn",
+      id,
+      parent.depth + 1,
+      `model turn ${item.turn}`,
+      parent,
+      "ok",
+      at - item.latencyMs,
+      at,
+      false,
+      item,
+    );
   const pending = item.status === "pending";
   const end = item.durationMs !== undefined ? at + item.durationMs : pending ? now : at;
-  const mark = markOf(item.status);
-  return {
-    ...base,
-    kind: "call",
-    label: item.tool,
-    status: item.status,
-    ...(item.key ? { key: item.key } : {}),
-    start: at,
-    end: Math.max(end, at),
-    open: pending,
-    ...(mark ? { mark } : {}),
-    detail: [
-      item.refusal ? `refused: ${item.refusal.code} ${item.refusal.message}` : `status ${item.status}`,
-      ...(item.key ? [`key ${item.key}`] : []),
-      ...(item.destructive ? ["destructive"] : []),
-      ...(item.replayed ? ["replayed from the journal"] : []),
-    ],
-  };
+  return span(
+    "call",
+    id,
+    parent.depth + 1,
+    item.tool,
+    parent,
+    item.status,
+    at,
+    Math.max(end, at),
+    pending,
+    item,
+    item.key,
+  );
 }
 
-function consultSpans(consult: ConsultReport, step: Span, now: number, fallback: number): Span[] {
-  const id = `${step.id}/${consult.id}`;
+/** The lines of a bar's hover card. */
+export function spanDetail(s: Span): string[] {
+  const src = s.source;
+  switch (s.kind) {
+    case "turn": {
+      const t = src as TurnItem;
+      const cost = t.costUsd !== undefined ? ` · $${t.costUsd.toFixed(4)}` : t.costUnknown ? " · cost unknown" : "";
+      return [
+        `${t.provider}:${t.model}`,
+        `${t.inputTokens} in / ${t.outputTokens} out${cost}`,
+        t.toolCalls.length ? `asked for ${t.toolCalls.join(", ")}` : "asked for no tool",
+      ];
+    }
+    case "call": {
+      const c = src as CallItem;
+      const lines = [c.refusal ? `refused: ${c.refusal.code} ${c.refusal.message}` : `status ${c.status}`];
+      if (c.key) lines.push(`key ${c.key}`);
+      if (c.destructive) lines.push("destructive");
+      if (c.replayed) lines.push("replayed from the journal");
+      return lines;
+    }
+    case "consult": {
+      const c = src as ConsultReport;
+      return [`asked by ${c.by}`, c.question, ...(c.summary ? [c.summary] : [])];
+    }
+    case "step": {
+      const st = src as StepReport;
+      return [
+        `${st.specialist}: ${st.calls} calls, ${st.refusals.length} refused`,
+        ...(st.tokens ? [`${st.tokens.input} / ${st.tokens.output} tokens`] : []),
+        ...(st.summary ? [st.summary] : []),
+      ];
+    }
+    default: {
+      const story = src as StoryReport;
+      return [
+        `${story.steps.length} steps`,
+        ...(story.tokens ? [`${story.tokens.input} / ${story.tokens.output} tokens`] : []),
+        ...(story.tokens?.costUsd !== undefined ? [`$${story.tokens.costUsd.toFixed(4)}`] : []),
+        ...(story.summary ? [story.summary] : []),
+      ];
+    }
+  }
+}
+
+function consultSpans(consult: ConsultReport, step: Span, now: number, fallback: number, out: Span[]): void {
   const start = ms(consult.startedAt) ?? fallback;
   const running = consult.status === "running";
-  const items = (consult.items ?? []).map((item, i) =>
-    itemSpan(
-      item,
-      {
-        id,
-        story: step.story,
-        ...(step.step !== undefined ? { step: step.step } : {}),
-        consult: consult.id,
-        depth: step.depth + consult.depth,
-      },
-      i,
-      now,
-    ),
-  );
-  const mark = markOf(consult.status);
-  const span: Span = {
-    id,
-    kind: "consult",
-    depth: step.depth + consult.depth,
-    label: `consult ${consult.specialist}`,
-    story: step.story,
-    ...(step.step !== undefined ? { step: step.step } : {}),
-    consult: consult.id,
-    status: consult.status,
+  const parent = { story: step.story, step: step.step, consult: consult.id };
+  const c = span(
+    "consult",
+    `${step.id}/${consult.id}`,
+    step.depth + consult.depth,
+    `consult ${consult.specialist}`,
+    parent,
+    consult.status,
     start,
-    end: ms(consult.finishedAt) ?? (running ? now : Math.max(start, ...items.map((s) => s.end))),
-    open: running,
-    ...(mark ? { mark } : {}),
-    detail: [`asked by ${consult.by}`, consult.question, ...(consult.summary ? [consult.summary] : [])],
-  };
-  return [span, ...items];
+    start,
+    running,
+    consult,
+  );
+  out.push(c);
+  let last = start;
+  (consult.items ?? []).forEach((item, i) => {
+    const s = itemSpan(item, c, i, now);
+    if (s.end > last) last = s.end;
+    out.push(s);
+  });
+  c.end = ms(consult.finishedAt) ?? (running ? now : last);
 }
 
-function stepSpans(step: StepReport, story: string, now: number, fallback: number): Span[] {
-  const id = `${story}/step${step.step}`;
+function stepSpans(step: StepReport, story: string, now: number, fallback: number, out: Span[]): number {
   const start = ms(step.startedAt) ?? fallback;
   const running = step.status === "running";
-  const mark = markOf(step.status);
-  const span: Span = {
-    id,
-    kind: "step",
-    depth: 1,
-    label: `step ${step.step} · ${step.specialist}`,
-    story,
-    step: step.step,
-    status: step.status,
+  const finished = ms(step.finishedAt);
+  const parent = { story, step: step.step, consult: undefined };
+  const s = span(
+    "step",
+    `${story}/step${step.step}`,
+    1,
+    `step ${step.step} · ${step.specialist}`,
+    parent,
+    step.status,
     start,
-    end: ms(step.finishedAt) ?? (running ? now : start),
-    open: running,
-    ...(mark ? { mark } : {}),
-    detail: [
-      `${step.specialist}: ${step.calls} calls, ${step.refusals.length} refused`,
-      ...(step.tokens ? [`${step.tokens.input} / ${step.tokens.output} tokens`] : []),
-      ...(step.summary ? [step.summary] : []),
-    ],
-  };
-  const items = (step.items ?? []).map((item, i) => itemSpan(item, span, i, now));
-  const consults = (step.consults ?? []).flatMap((c) => consultSpans(c, span, now, start));
-  const children = [...items, ...consults];
-  if (!span.open && !ms(step.finishedAt) && children.length) span.end = Math.max(...children.map((c) => c.end));
-  // Items are ordered by their start, consultations among them where they began.
-  children.sort((a, b) => a.start - b.start);
-  return [span, ...nestConsultItems(children)];
-}
-
-/** Keeps each consultation's own items right under it after the sort by start time. */
-function nestConsultItems(children: Span[]): Span[] {
-  const own = new Map<string, Span[]>();
-  const top: Span[] = [];
-  for (const c of children) {
-    if (c.kind !== "consult" && c.consult) own.set(c.consult, [...(own.get(c.consult) ?? []), c]);
-    else top.push(c);
+    finished ?? (running ? now : start),
+    running,
+    step,
+  );
+  out.push(s);
+  // Items in event order, then each consultation with its own items (consultations start within the step).
+  const items = step.items ?? [];
+  let last = s.end;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!item) continue;
+    const child = itemSpan(item, s, i, now);
+    if (child.end > last) last = child.end;
+    out.push(child);
   }
-  return top.flatMap((c) => (c.kind === "consult" && c.consult ? [c, ...(own.get(c.consult) ?? [])] : [c]));
+  for (const c of step.consults ?? []) {
+    const at = out.length;
+    consultSpans(c, s, now, start, out);
+    for (let i = at; i < out.length; i++) if ((out[i]?.end ?? 0) > last) last = out[i]?.end ?? last;
+  }
+  if (!running && finished === undefined) s.end = last;
+  return s.end;
 }
 
 /** The spans of one story: the story first, then its steps with their items, or undefined when it never started. */
 function storySpans(story: StoryReport, now: number): Span[] | undefined {
-  const firstStep = story.steps.map((s) => ms(s.startedAt)).find((t) => t !== undefined);
-  const start = ms(story.startedAt) ?? firstStep;
+  let start = ms(story.startedAt);
+  if (start === undefined)
+    for (const s of story.steps) {
+      start = ms(s.startedAt);
+      if (start !== undefined) break;
+    }
   if (start === undefined) return undefined;
   const running = story.status === "running";
-  const steps = story.steps.flatMap((s) => stepSpans(s, story.id, now, start));
-  const mark = markOf(story.status);
-  const ends = steps.map((s) => s.end);
-  const span: Span = {
-    id: story.id,
-    kind: "story",
-    depth: 0,
-    label: story.id,
-    story: story.id,
-    status: story.status,
-    start,
-    end: ms(story.finishedAt) ?? (running ? now : Math.max(start, ...ends)),
-    open: running,
-    ...(mark ? { mark } : {}),
-    detail: [
-      `${story.steps.length} steps`,
-      ...(story.tokens ? [`${story.tokens.input} / ${story.tokens.output} tokens`] : []),
-      ...(story.tokens?.costUsd !== undefined ? [`$${story.tokens.costUsd.toFixed(4)}`] : []),
-      ...(story.summary ? [story.summary] : []),
-    ],
-  };
-  return [span, ...steps];
+  const parent = { story: story.id, step: undefined, consult: undefined };
+  const head = span("story", story.id, 0, story.id, parent, story.status, start, start, running, story);
+  const out: Span[] = [head];
+  let last = start;
+  for (const step of story.steps) last = Math.max(last, stepSpans(step, story.id, now, start, out));
+  head.end = ms(story.finishedAt) ?? (running ? now : last);
+  return out;
 }
 
 /**
@@ -271,7 +298,7 @@ export function buildTimeline(
     }
     if (!lane) continue;
     lane.stories.push(story);
-    lane.rows.push(...rows);
+    for (const r of rows) lane.rows.push(r);
   }
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;

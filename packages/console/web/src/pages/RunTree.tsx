@@ -1,6 +1,5 @@
 import type { CallItem, ConsultReport, StepItem, StepReport, StoryReport } from "@meshflow/runtime/host";
 import { Fragment } from "preact";
-import type { Span } from "../../../src/pictures/timeline.js";
 import type { RunDetail } from "../../../src/RunCatalog.js";
 import type { EventNode } from "../../../src/runTree.js";
 import { duration, plural, timeOfDay } from "../api.js";
@@ -11,7 +10,12 @@ import { tokensLabel, turnLabel } from "../usage.js";
 // turn's words from the call journal.
 
 /** The item the timeline asked the tree to show. */
-export type Focus = Pick<Span, "story" | "step" | "consult" | "key">;
+export interface Focus {
+  story: string;
+  step?: number;
+  consult?: string;
+  key?: string;
+}
 
 type Results = RunDetail["results"];
 type Turns = RunDetail["turns"];

@@ -1,6 +1,6 @@
 import type { StoryReport } from "@meshflow/runtime/host";
 import { useMemo, useRef, useState } from "preact/hooks";
-import { buildTimeline, type Lane, type Span } from "../../../src/pictures/timeline.js";
+import { buildTimeline, type Lane, type Span, spanDetail } from "../../../src/pictures/timeline.js";
 import { duration } from "../api.js";
 import { axisTicks, HoverCard, type Hovered } from "./chart.js";
 
@@ -84,7 +84,7 @@ export function TimelineView({
       title: `${span.label} · ${span.status}${span.mark ? ` (${span.mark})` : ""}`,
       lines: [
         `${duration(span.end - span.start)}${span.open ? " so far" : ""}, from +${duration(span.start - start)}`,
-        ...span.detail,
+        ...spanDetail(span),
       ],
     });
   };
