@@ -1,9 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.js";
 import { type FlowConsole, startFlowConsole } from "../helpers/flowConsole.js";
+import { startFlowWorker } from "../helpers/flowWorker.js";
 import { FIXTURE_AGENTS, flowWorkspace } from "../helpers/flowWorkspace.js";
+import { enqueue, finishedRun } from "../helpers/queuedRuns.js";
 import { ROOT } from "../helpers/runFlow.js";
 
 // The console's pictures of a run, as a user meets them: real `flow run`s against our real slow
@@ -82,6 +84,34 @@ describe("flow console: timeline, graph, cost, and runs started from the page", 
       expect(page.url()).toMatch(/#\/runs\/three$/);
     } finally {
       if (run.child.exitCode === null) run.child.kill("SIGKILL");
+      await flowConsole?.stop();
+    }
+  });
+
+  it("gives a queued run's timeline one lane per worker, named after it", async () => {
+    const { page } = browser;
+    const ws = flowWorkspace();
+    const prefix = `pictures-${process.pid}:`;
+    const redis = inject("redisUrl");
+    ws.writePrd([
+      { mcpTools: { step1: ["memory"] }, calls: { step1: [{ tool: "memory__read_graph", args: {} }] } },
+      { mcpTools: { step1: ["memory"] }, calls: { step1: [{ tool: "memory__read_graph", args: {} }] } },
+    ]);
+    const [runId = "?"] = await enqueue(ws, redis, ["prd.json", "--redis-prefix", prefix]);
+    const worker = await startFlowWorker(ws, redis, ["--redis-prefix", prefix]);
+    let flowConsole: FlowConsole | undefined;
+    try {
+      const run = await finishedRun(redis, runId, { prefix });
+      expect(run.status).toBe("passed");
+      flowConsole = await startFlowConsole(["--redis", redis, "--redis-prefix", prefix], { cwd: ws.dir });
+      await page.goto(`${flowConsole.url}#/runs/${encodeURIComponent(runId)}?view=timeline`);
+      const lane = page.locator(`.lanes .lane[data-lane="worker:${run.worker}"]`);
+      await lane.waitFor();
+      expect(await lane.locator(".lane-label").textContent()).toBe(`worker ${run.worker}`);
+      expect(await lane.locator(".bar").count()).toBe(2);
+      expect(await page.locator(".lanes .lane").count()).toBe(1);
+    } finally {
+      await worker.stop("SIGTERM");
       await flowConsole?.stop();
     }
   });
