@@ -117,8 +117,8 @@ export function RunPage({ runId, view }: { runId: string; view: string }) {
       <p class="muted">
         Stop this run asks the <code>flow run</code> or <code>flow resume</code> running it, wherever it was started, to
         stop as Ctrl-C does: calls in flight finish and are recorded, and it stays resumable. The guard lock interrupts
-        the runs this console resumed and starts no new one; a run of a <code>flow worker</code> stops with its worker
-        (SIGTERM).
+        the runs this console started or resumed and starts no new one; a run of a <code>flow worker</code> stops with
+        its worker (SIGTERM).
       </p>
       <p role="status" aria-live="polite">
         {note ?? ""}
