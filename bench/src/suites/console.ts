@@ -7,6 +7,7 @@ import { gzipSync } from "node:zlib";
 import { startConsole } from "@meshflow/console";
 import { chromium } from "playwright-core";
 import { type Row, stats } from "../measure.js";
+import { timelineRows, writeBigRun } from "./consoleTimeline.js";
 
 const RUNS = 1_000;
 /** Rows the runs list renders first (its page size); "Show more" adds the rest. */
@@ -139,7 +140,7 @@ function pageWeight(): { raw: number; gzip: number; files: number } {
 /**
  * The console's page weight, and the time from navigation to the runs list of a 1,000-run store
  * showing its first page in chromium (first load: the server reads every run; then with its cache
- * warm), plus the list API alone.
+ * warm), plus the list API alone; then the timeline of a 2,000-story run (first paint, heap, DOM).
  */
 export async function consoleSuite(): Promise<Row[]> {
   const weight = pageWeight();
@@ -173,6 +174,15 @@ export async function consoleSuite(): Promise<Row[]> {
       await (await fetch(`${running.url}api/runs`)).json();
       apiSamples.push(performance.now() - start);
     }
+    const bigStore = mkdtempSync(join(tmpdir(), "meshflow-bench-console-big-"));
+    const big = await startConsole({ storeRoot: bigStore, port: 0 });
+    let timeline: Row[];
+    try {
+      timeline = await timelineRows(context, big.url, writeBigRun(bigStore));
+    } finally {
+      await big.close();
+      rmSync(bigStore, { recursive: true, force: true });
+    }
     return [
       { suite: "console", case: `page weight: ${weight.files} files of dist/web`, value: weight.raw, unit: "bytes" },
       { suite: "console", case: "page weight gzip", value: weight.gzip, unit: "bytes" },
@@ -190,6 +200,7 @@ export async function consoleSuite(): Promise<Row[]> {
         unit: "ms",
       },
       { suite: "console", case: `GET /api/runs, ${RUNS} runs, warm p50`, value: stats(apiSamples).p50, unit: "ms" },
+      ...timeline,
     ];
   } finally {
     await context.close();

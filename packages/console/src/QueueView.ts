@@ -110,6 +110,20 @@ export class QueueView {
     return snapshot;
   }
 
+  /**
+   * Which worker ran each story of a queued run (story id → worker), from the run board; empty for a
+   * run the board does not know. A per-story job's execution id `<runId>.<n>` names its queued run.
+   */
+  async workers(runId: string): Promise<Record<string, string>> {
+    const { queue } = await this.#open();
+    const run =
+      (await queue.board.get(runId)) ??
+      (/\.\d+$/.test(runId) ? await queue.board.get(runId.replace(/\.\d+$/, "")) : undefined);
+    const workers: Record<string, string> = {};
+    for (const story of run?.stories ?? []) if (story.worker) workers[story.id] = story.worker;
+    return workers;
+  }
+
   async close(): Promise<void> {
     const open = this.#queue;
     this.#queue = undefined;

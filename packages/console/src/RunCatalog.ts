@@ -47,6 +47,8 @@ export interface TurnRecord {
 
 /** Characters of one recorded result the run detail carries. */
 const RESULT_CHARS = 8_000;
+/** Finished runs whose detail is kept (the newest asked for): a big run's page opens again at once. */
+const KEPT_DETAILS = 8;
 
 interface Cached {
   stamp: string;
@@ -116,6 +118,7 @@ function summarise(record: RunRecord, events: readonly RunEvent[], alive: (pid: 
 export class RunCatalog {
   readonly store: FileRunStore;
   readonly #cache = new Map<string, Cached>();
+  readonly #details = new Map<string, { stamp: string; detail: RunDetail }>();
   readonly #alive: (pid: number) => boolean;
 
   /** `alive` decides whether a `running` record's process still runs (default: a signal-0 probe). */
@@ -177,17 +180,37 @@ export class RunCatalog {
     return rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
-  /** A run's row, tree and recorded results; `run_not_found` (with suggestions) for an unknown id. */
+  /**
+   * A run's row, tree and recorded results; `run_not_found` (with suggestions) for an unknown id. A
+   * finished run's detail is kept until its files change (a resume), so opening it again costs no read.
+   */
   async get(runId: string): Promise<RunDetail> {
+    const dir = this.#dir(runId);
+    const stamp = ["run.json", "events.ndjson", "journal.ndjson"].map((f) => fileStamp(join(dir, f))).join("|");
+    const kept = this.#details.get(runId);
+    if (kept && kept.stamp === stamp) {
+      this.#details.delete(runId);
+      this.#details.set(runId, kept);
+      return kept.detail;
+    }
     const { record, events } = await this.store.read(runId);
     const { results, started, turns } = this.#journal(runId);
-    return {
+    const detail: RunDetail = {
       run: summarise(record, events, this.#alive),
       record,
       tree: addJournalCalls(buildRunTree(runId, events, record.stories), started),
       results,
       turns,
     };
+    this.#details.delete(runId);
+    if (record.status !== "running") {
+      this.#details.set(runId, { stamp, detail });
+      for (const old of this.#details.keys()) {
+        if (this.#details.size <= KEPT_DETAILS) break;
+        this.#details.delete(old);
+      }
+    }
+    return detail;
   }
 
   /** The run's call journal: recorded results by key, and every started call (a torn last line is skipped). */

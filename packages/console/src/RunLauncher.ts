@@ -1,44 +1,80 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { MeshflowError } from "@meshflow/core";
+import { newRunId } from "@meshflow/runtime/host";
 
-/** A run the console started (`flow resume`) and still runs. */
+/** A run the console started (`flow run` or `flow resume`) and still runs. */
 export interface LaunchedRun {
   runId: string;
   pid: number;
   startedAt: string;
+  /** `run`: started from the page; `resume`: the Resume button. */
+  command: "run" | "resume";
 }
 
-/** A `flow resume` the console started that has ended: its exit code and the end of its stderr. */
+/** What `flow run` is started with from the page: a PRD of the project and the main options. */
+export interface RunStart {
+  /** The PRD file, absolute (checked to lie in the project). */
+  prd: string;
+  /** `--story`: only these stories. */
+  stories?: string[] | undefined;
+  /** `--parallel`. */
+  parallel?: number | undefined;
+  /** `--model`. */
+  model?: string | undefined;
+  /** `--harness`. */
+  harness?: string | undefined;
+}
+
+/** A `flow run` or `flow resume` the console started that has ended: its exit code and the end of its stderr. */
 export interface EndedRun extends LaunchedRun {
   endedAt: string;
   code: number | null;
   signal: string | null;
-  /** The last lines (at most 2,000 characters) `flow resume` wrote on stderr. */
+  /** The last lines (at most 2,000 characters) the command wrote on stderr. */
   stderrTail: string;
 }
 
-/** Ended resumes kept for the Health page. */
+/** Ended runs and resumes kept for the Health page. */
 const KEPT_ENDED = 20;
 const TAIL_CHARS = 2_000;
 
 /**
- * Starts `flow resume <runId>` for the console's Resume button: the very command a user types, as a
- * child process with its output discarded (the run's events land in the store, where the console
- * reads them). `interruptAll` sends each running child SIGINT, as Ctrl-C would: the run stops
- * between calls and stays resumable.
+ * Starts `flow run <prd>` (a run started from the page) and `flow resume <runId>` (the Resume button):
+ * the very commands a user types, as child processes in the project folder with their output
+ * discarded (the run's events land in the store, where the console reads them). `interruptAll` sends
+ * each running child SIGINT, as Ctrl-C would: the run stops between calls and stays resumable.
  */
 export class RunLauncher {
   readonly #flowBin: string;
   readonly #storeRoot: string;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #cwd: string;
+  readonly #runArgs: readonly string[];
   readonly #children = new Map<string, { child: ChildProcess; info: LaunchedRun }>();
   readonly #ended: EndedRun[] = [];
 
-  /** `flowBin`: the `flow` script run with this Node; `storeRoot`: passed as `--store`. */
-  constructor(options: { flowBin: string; storeRoot: string; env?: NodeJS.ProcessEnv }) {
+  /**
+   * `flowBin`: the `flow` script run with this Node; `storeRoot`: passed as `--store`; `cwd`: the
+   * project folder the commands run in (default this process's); `runArgs`: more options of every
+   * `flow run` (the console's own `--mcp-config`, `--agents`, `--skills`, `--routing`).
+   */
+  constructor(options: {
+    flowBin: string;
+    storeRoot: string;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    runArgs?: readonly string[];
+  }) {
     this.#flowBin = options.flowBin;
     this.#storeRoot = options.storeRoot;
     this.#env = options.env ?? process.env;
+    this.#cwd = options.cwd ?? process.cwd();
+    this.#runArgs = options.runArgs ?? [];
+  }
+
+  /** The project folder runs start in. */
+  get cwd(): string {
+    return this.#cwd;
   }
 
   /** Runs started here that have not ended. */
@@ -46,7 +82,7 @@ export class RunLauncher {
     return [...this.#children.values()].map((c) => c.info);
   }
 
-  /** The resumes that ended, newest first (at most 20). */
+  /** The runs and resumes started here that ended, newest first (at most 20). */
   ended(): EndedRun[] {
     return [...this.#ended];
   }
@@ -55,12 +91,31 @@ export class RunLauncher {
   resume(runId: string): LaunchedRun {
     if (this.#children.has(runId))
       throw new MeshflowError("run_locked", `run "${runId}" is already being resumed by this console`);
-    const child = spawn(process.execPath, [this.#flowBin, "resume", runId, "--store", this.#storeRoot], {
+    return this.#spawn("resume", runId, ["resume", runId, "--store", this.#storeRoot]);
+  }
+
+  /**
+   * Starts `flow run <prd> --store <root> --run-id <new id>` with the options given (and the
+   * launcher's `runArgs`); the answer names the new run at once.
+   */
+  start(options: RunStart): LaunchedRun {
+    const runId = newRunId();
+    const args = ["run", options.prd, "--store", this.#storeRoot, "--run-id", runId, ...this.#runArgs];
+    if (options.stories?.length) args.push("--story", ...options.stories);
+    if (options.parallel !== undefined) args.push("--parallel", String(options.parallel));
+    if (options.model) args.push("--model", options.model);
+    if (options.harness) args.push("--harness", options.harness);
+    return this.#spawn("run", runId, args);
+  }
+
+  #spawn(command: LaunchedRun["command"], runId: string, args: string[]): LaunchedRun {
+    const child = spawn(process.execPath, [this.#flowBin, ...args], {
+      cwd: this.#cwd,
       env: this.#env,
       stdio: ["ignore", "ignore", "pipe"],
     });
-    if (child.pid === undefined) throw new MeshflowError("internal", `could not start flow resume ${runId}`);
-    const info: LaunchedRun = { runId, pid: child.pid, startedAt: new Date().toISOString() };
+    if (child.pid === undefined) throw new MeshflowError("internal", `could not start flow ${command} (${runId})`);
+    const info: LaunchedRun = { runId, pid: child.pid, startedAt: new Date().toISOString(), command };
     let tail = "";
     child.stderr?.on("data", (d: Buffer) => {
       tail = (tail + d.toString("utf8")).slice(-TAIL_CHARS);

@@ -1,5 +1,6 @@
 // Public API of @meshflow/console: the web console behind `flow console` and its JSON API.
 
+export type { ProjectPrd } from "./projectPrds.js";
 export type { QueueSnapshot, WorkerRow } from "./QueueView.js";
 export type {
   ConsoleRunStatus,
@@ -7,9 +8,8 @@ export type {
   RunRow,
   TurnRecord,
 } from "./RunCatalog.js";
-export { type EndedRun, type LaunchedRun, RunLauncher } from "./RunLauncher.js";
-
-export type { OverrideRequest, StopRequest } from "./requests.js";
+export { type EndedRun, type LaunchedRun, RunLauncher, type RunStart } from "./RunLauncher.js";
+export type { OverrideRequest, StartRunRequest, StopRequest } from "./requests.js";
 export type { Route } from "./routes.js";
 export type { EventNode, JournalStarted, RunTree } from "./runTree.js";
 export {

@@ -13,3 +13,25 @@ export const StopRequestSchema = z.strictObject({
 });
 /** Body of `POST /api/guard/stop`. */
 export type StopRequest = z.infer<typeof StopRequestSchema>;
+
+/** Body of `POST /api/runs`: a PRD of the project (relative path) and the main options of `flow run`. */
+export const StartRunRequestSchema = z.strictObject({
+  prd: z.string().min(1).max(1000),
+  stories: z
+    .array(z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "a story id: letters, digits, _, . and -"))
+    .max(10_000)
+    .optional(),
+  parallel: z.number().int().min(1).max(64).optional(),
+  model: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:\S+$/, "provider:model-id (anthropic:…, openai:…, openai-compatible:…)")
+    .max(200)
+    .optional(),
+  harness: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, "a harness name (claude-code, opencode, codex)")
+    .max(50)
+    .optional(),
+});
+/** Body of `POST /api/runs`. */
+export type StartRunRequest = z.infer<typeof StartRunRequestSchema>;

@@ -3,11 +3,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { MeshflowError, type RunEvent } from "@meshflow/core";
 import type { Guard } from "@meshflow/mcp";
 import { readJsonBody, sendJson } from "./internal/http.js";
+import { listProjectPrds, projectPrd } from "./projectPrds.js";
 import type { QueueView } from "./QueueView.js";
 import type { RunCatalog } from "./RunCatalog.js";
 import type { RunLauncher } from "./RunLauncher.js";
 import type { RunWatcher } from "./RunWatcher.js";
-import { OverrideRequestSchema, StopRequestSchema } from "./requests.js";
+import { OverrideRequestSchema, StartRunRequestSchema, StopRequestSchema } from "./requests.js";
 import type { ToolsSource } from "./ToolsSource.js";
 import { toolLatency } from "./toolLatency.js";
 import { writeOverride } from "./writeOverride.js";
@@ -61,6 +62,16 @@ function notConfigured(what: string, how: string): MeshflowError {
   return new MeshflowError("usage", `${what} is not configured: start flow console ${how}`);
 }
 
+/** Refuses to start anything while the console's guard is locked. */
+function assertUnlocked(guard: Guard): void {
+  const state = guard.state();
+  if (state.locked)
+    throw new MeshflowError(
+      "guard_locked",
+      `the console's guard is locked (${state.lockReason ?? "emergency stop"}): unlock it on the Health page first`,
+    );
+}
+
 /** The console's JSON API (documented in docs/console-api.md). */
 const ROUTES: readonly Route[] = [
   {
@@ -82,6 +93,37 @@ const ROUTES: readonly Route[] = [
     },
   },
   {
+    name: "start-run",
+    method: "POST",
+    path: "/api/runs",
+    async handle(ctx, _p, req, res) {
+      const body = parse(StartRunRequestSchema, await readJsonBody(req), "POST /api/runs");
+      if (!ctx.launcher) throw notConfigured("starting runs", "from the flow command line");
+      assertUnlocked(ctx.guard);
+      const prd = projectPrd(ctx.launcher.cwd, body.prd);
+      sendJson(res, 202, { launched: ctx.launcher.start({ ...body, prd }), prd });
+    },
+  },
+  {
+    name: "prds",
+    method: "GET",
+    path: "/api/prds",
+    async handle(ctx, _p, _req, res) {
+      if (!ctx.launcher) throw notConfigured("starting runs", "from the flow command line");
+      sendJson(res, 200, { root: ctx.launcher.cwd, prds: listProjectPrds(ctx.launcher.cwd) });
+    },
+  },
+  {
+    name: "workers",
+    method: "GET",
+    path: "/api/runs/:runId/workers",
+    async handle(ctx, params, _req, res) {
+      // Without Redis, or with a Redis that does not answer, the timeline packs stories into lanes itself.
+      const workers = ctx.queue ? await ctx.queue.workers(params.runId ?? "").catch(() => ({})) : {};
+      sendJson(res, 200, { workers });
+    },
+  },
+  {
     name: "run",
     method: "GET",
     path: "/api/runs/:runId",
@@ -96,12 +138,7 @@ const ROUTES: readonly Route[] = [
     async handle(ctx, params, req, res) {
       await readJsonBody(req);
       if (!ctx.launcher) throw notConfigured("resuming runs", "from the flow command line");
-      const state = ctx.guard.state();
-      if (state.locked)
-        throw new MeshflowError(
-          "guard_locked",
-          `the console's guard is locked (${state.lockReason ?? "emergency stop"}): unlock it on the Health page first`,
-        );
+      assertUnlocked(ctx.guard);
       const { run } = await ctx.catalog.get(params.runId ?? "");
       // flow resume's own rules, checked first so the answer says why at once.
       if (run.status === "passed" || run.status === "failed")

@@ -35,7 +35,10 @@ export interface ConsoleOptions {
   /** Bull Board's address (`flow dashboard`), linked from the Queue page. */
   bullBoard?: string | undefined;
   tools?: ToolsSource | undefined;
-  /** Starts `flow resume` for the Resume button; without it the button answers a usage error. */
+  /**
+   * Starts `flow run` (a PRD of its project folder, from the Runs page) and `flow resume` (the Resume
+   * button); without it both answer a usage error.
+   */
   launcher?: RunLauncher | undefined;
   /** The console's guard (a fresh one by default). */
   guard?: Guard;
@@ -98,6 +101,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       bullBoard: options.bullBoard ?? null,
       tools: options.tools !== undefined,
       resume: options.launcher !== undefined,
+      start: options.launcher !== undefined,
       auth: token ? "bearer" : "none",
     },
   };

@@ -23,7 +23,7 @@ export interface ConsoleCommandOptions {
   json?: boolean;
 }
 
-/** The `flow` script this process runs, for the Resume button (`flow resume` in a child process). */
+/** The `flow` script this process runs, for the Start and Resume buttons (`flow run`, `flow resume` in child processes). */
 const FLOW_BIN = packageFile(import.meta.url, "bin/flow.js");
 
 /**
@@ -83,6 +83,17 @@ function toolsSource(options: ConsoleCommandOptions): ToolsSource {
   };
 }
 
+/** The options of `flow console` every `flow run` it starts gets too (the same MCP config, specialists, skills). */
+function runArgs(options: ConsoleCommandOptions): string[] {
+  const args: string[] = [];
+  if (options.mcpConfig) args.push("--mcp-config", resolve(options.mcpConfig));
+  if (options.routing) args.push("--routing", resolve(options.routing));
+  const agents = typeof options.agents === "string" ? [options.agents] : (options.agents ?? []);
+  if (agents.length) args.push("--agents", ...agents.map((a) => resolve(a)));
+  if (options.skills) args.push("--skills", resolve(options.skills));
+  return args;
+}
+
 /** `flow console`: serves the web console on `--host:--port` until SIGINT or SIGTERM. */
 export async function consoleCommand(options: ConsoleCommandOptions, output: Output): Promise<ExitCode> {
   const { assertBindAllowed } = await import("@meshflow/gateway");
@@ -98,7 +109,8 @@ export async function consoleCommand(options: ConsoleCommandOptions, output: Out
     redis: options.redis ? { url: options.redis, prefix: options.redisPrefix } : undefined,
     bullBoard: options.redis ? options.bullBoard : undefined,
     tools: toolsSource(options),
-    launcher: new RunLauncher({ flowBin: FLOW_BIN, storeRoot }),
+    // Runs started from the page run in this folder with the console's own configuration.
+    launcher: new RunLauncher({ flowBin: FLOW_BIN, storeRoot, cwd: process.cwd(), runArgs: runArgs(options) }),
   });
   if (options.json) printJson(output, { url: running.url, store: storeRoot });
   else output.out(`console: ${running.url}`);

@@ -51,15 +51,18 @@ export const registerConsole: Registrar = (program, { output, setExit }) => {
       "after",
       `
 Without --redis (or FLOW_REDIS_URL) the Queue page says how to enable it. The Tools page discovers
-the MCP config's servers when first opened, as flow tools classify does.
+the MCP config's servers when first opened, as flow tools classify does. Runs started from the Runs
+page run flow run in this folder, on its PRD files, with this command's --mcp-config, --routing,
+--agents and --skills.
 
 Environment:
   FLOW_SERVE_TOKEN   bearer token every request must carry (Authorization: Bearer <token>, or open
                      /?token=<token> once in the browser); without it only a loopback --host is
                      allowed; beyond loopback it needs at least 16 non-space characters
 
-JSON API: GET /api/runs, /api/runs/<id>, /api/stream (server-sent events), /api/queue, /api/tools,
-/api/coverage, /api/health; PUT /api/tools/<tool>/capabilities; POST /api/runs/<id>/resume,
+JSON API: GET /api/runs, /api/runs/<id>, /api/runs/<id>/workers, /api/prds, /api/stream
+(server-sent events), /api/queue, /api/tools, /api/coverage, /api/health; PUT
+/api/tools/<tool>/capabilities; POST /api/runs, /api/runs/<id>/resume, /api/runs/<id>/stop,
 /api/guard/stop, /api/guard/unlock (docs/console-api.md).
 ${EXIT_CODES_HELP}`,
     )

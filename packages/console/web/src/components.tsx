@@ -29,13 +29,18 @@ export function Section({ title, children }: { title: string; children: Componen
 
 /**
  * A `<details>` opened or closed when first shown, then left to the user: live updates re-render
- * the tree, and a step that finishes must not fold away under the reader.
+ * the tree, and a step that finishes must not fold away under the reader. `forceOpen` opens it
+ * (an item chosen on the timeline).
  */
 export function Disclosure({
   initiallyOpen,
+  forceOpen,
   children,
   ...data
-}: { initiallyOpen: boolean; children: ComponentChildren } & Record<`data-${string}`, string | number>) {
+}: { initiallyOpen: boolean; forceOpen?: boolean; children: ComponentChildren } & Record<
+  `data-${string}`,
+  string | number
+>) {
   return (
     <details
       {...data}
@@ -44,6 +49,8 @@ export function Disclosure({
           el.open = initiallyOpen;
           el.dataset.shown = "1";
         }
+        // Opened from the timeline: the item asked for is shown whatever the reader folded before.
+        if (el && forceOpen) el.open = true;
       }}
     >
       {children}

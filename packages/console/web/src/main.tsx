@@ -28,8 +28,10 @@ function useHash(): string {
 function App() {
   const hash = useHash();
   const live = useLiveStatus();
-  const [page = "runs", ...rest] = hash.replace(/^#\/?/, "").split("/");
+  const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?");
+  const [page = "runs", ...rest] = path.split("/");
   const runId = page === "runs" && rest.length ? decodeURIComponent(rest.join("/")) : undefined;
+  const view = new URLSearchParams(query).get("view") ?? "tree";
   useEffect(() => {
     const label = PAGES.find((p) => p.id === page)?.label ?? "Runs";
     document.title = `${runId ?? label} · meshflow console`;
@@ -64,7 +66,7 @@ function App() {
         ) : page === "health" ? (
           <HealthPage />
         ) : runId ? (
-          <RunPage runId={runId} />
+          <RunPage runId={runId} view={view} />
         ) : (
           <RunsPage />
         )}

@@ -68,6 +68,47 @@ describe("storyReports", () => {
     ]);
     expect(reports[1]?.tokens).toEqual({ input: 10, output: 4, turns: 1 });
   });
+
+  it("gives each story, step and consultation its start and end times with detail", () => {
+    const at = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
+    const events: RunEvent[] = [
+      { ...base, time: at(1), type: "story.started", storyId: "US-1" },
+      { ...started("US-1", 1), time: at(2) },
+      {
+        ...base,
+        time: at(3),
+        type: "consult.started",
+        storyId: "US-1",
+        step: 1,
+        consult: "US-1/step1/quality-agent.1",
+        specialist: "quality-agent",
+        by: "development-agent",
+        question: "ok?",
+        depth: 1,
+      },
+      {
+        ...base,
+        time: at(4),
+        type: "consult.done",
+        storyId: "US-1",
+        step: 1,
+        consult: "US-1/step1/quality-agent.1",
+        specialist: "quality-agent",
+        status: "passed",
+        summary: "yes",
+        calls: 0,
+      },
+      { ...base, time: at(5), type: "step.finished", storyId: "US-1", step: 1, status: "passed", summary: "done" },
+      { ...base, time: at(6), type: "story.finished", storyId: "US-1", status: "passed", summary: "done" },
+    ];
+    const [story] = storyReports({ stories: ["US-1"] }, events, { detail: true });
+    expect([story?.startedAt, story?.finishedAt]).toEqual([at(1), at(6)]);
+    expect([story?.steps[0]?.startedAt, story?.steps[0]?.finishedAt]).toEqual([at(2), at(5)]);
+    const consult = story?.steps[0]?.consults?.[0];
+    expect([consult?.startedAt, consult?.finishedAt]).toEqual([at(3), at(4)]);
+    // Without detail the reports stay as flow status prints them.
+    expect(storyReports({ stories: ["US-1"] }, events)[0]?.startedAt).toBeUndefined();
+  });
 });
 
 describe("effectiveStatus", () => {

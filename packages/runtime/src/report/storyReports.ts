@@ -47,6 +47,9 @@ export interface ConsultReport {
   calls: number;
   /** With `detail`: the consultation's calls, refusals and model turns, in event order. */
   items?: StepItem[];
+  /** With `detail`: when the consultation started and ended. */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 /** A story's progress and outcome, rebuilt from the run's events. */
@@ -66,6 +69,9 @@ export interface StoryReport {
   };
   /** Tokens of its steps' model turns (present when a model thought). */
   tokens?: TokenCount;
+  /** With `detail`: when the story (last) started and when it finished. */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 /**
@@ -87,7 +93,8 @@ export function effectiveStatus(
  * an abandoned attempt stuck on `running`.
  *
  * With `detail` (a run's page) each step and consultation also lists its calls, refusals and model
- * turns ({@link StepItem}s), and each step its repertoire size, times and attempts.
+ * turns ({@link StepItem}s), each step its repertoire size and attempts, and each story, step and
+ * consultation when it started and finished.
  *
  * @example
  * const { record, events } = await store.read(runId);
@@ -115,7 +122,12 @@ export function storyReports(
     switch (e.type) {
       case "story.started": {
         const story = stories.get(e.storyId);
-        if (story) story.status = "running";
+        if (!story) break;
+        story.status = "running";
+        if (detail) {
+          story.startedAt = e.time;
+          delete story.finishedAt;
+        }
         break;
       }
       case "step.started": {
@@ -147,13 +159,19 @@ export function storyReports(
           status: "running",
           summary: "",
           calls: 0,
-          ...(detail ? { items: [] } : {}),
+          ...(detail ? { items: [], startedAt: e.time } : {}),
         });
         break;
       }
       case "consult.done": {
         const consult = stepOf(e.storyId, e.step)?.consults?.find((c) => c.id === e.consult);
-        if (consult) Object.assign(consult, { status: e.status, summary: e.summary, calls: e.calls });
+        if (consult)
+          Object.assign(consult, {
+            status: e.status,
+            summary: e.summary,
+            calls: e.calls,
+            ...(detail ? { finishedAt: e.time } : {}),
+          });
         break;
       }
       case "tool.called": {
@@ -189,7 +207,8 @@ export function storyReports(
       }
       case "story.finished": {
         const story = stories.get(e.storyId);
-        if (story) Object.assign(story, { status: e.status, summary: e.summary });
+        if (story)
+          Object.assign(story, { status: e.status, summary: e.summary, ...(detail ? { finishedAt: e.time } : {}) });
         break;
       }
       default:

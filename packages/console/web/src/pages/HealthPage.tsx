@@ -41,8 +41,8 @@ export function HealthPage() {
             : ""}
         </p>
         <p class="muted">
-          While locked the console starts no run; locking also interrupts the runs this console resumed (they stay
-          resumable). Runs started elsewhere (a terminal, a worker) go on: stop them with Ctrl-C where they run.
+          While locked the console starts no run; locking also interrupts the runs this console started or resumed (they
+          stay resumable). Runs started elsewhere (a terminal, a worker) go on: stop them with Ctrl-C where they run.
         </p>
         <form
           onSubmit={(e) => {
@@ -63,15 +63,16 @@ export function HealthPage() {
           {note ?? ""}
         </p>
         {data.launched.length ? (
-          <p>Runs this console resumed and still runs: {data.launched.map((l) => l.runId).join(", ")}</p>
+          <p>Runs this console started or resumed that still run: {data.launched.map((l) => l.runId).join(", ")}</p>
         ) : null}
       </Section>
-      <Section title="Resumes started here">
+      <Section title="Runs and resumes started here">
         {data.ended.length ? (
           <table>
             <thead>
               <tr>
                 <th scope="col">Run</th>
+                <th scope="col">Command</th>
                 <th scope="col">Ended</th>
                 <th scope="col">Exit</th>
                 <th scope="col">Last output</th>
@@ -83,6 +84,9 @@ export function HealthPage() {
                   <th scope="row">
                     <a href={`#/runs/${encodeURIComponent(e.runId)}`}>{e.runId}</a>
                   </th>
+                  <td>
+                    <code>flow {e.command}</code>
+                  </td>
                   <td>{dateTime(e.endedAt)}</td>
                   <td>{e.code ?? e.signal}</td>
                   <td>

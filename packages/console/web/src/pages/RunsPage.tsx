@@ -3,6 +3,7 @@ import type { RunRow } from "../../../src/RunCatalog.js";
 import { dateTime, duration, num, useApi, useLive } from "../api.js";
 import { Loading, Status } from "../components.js";
 import { costPart } from "../usage.js";
+import { StartRun } from "./StartRun.js";
 
 /** Reloads at most every `ms` while live events arrive. */
 export function useThrottled(fn: () => void, ms = 300): () => void {
@@ -21,7 +22,7 @@ export function useThrottled(fn: () => void, ms = 300): () => void {
 /** Runs the list shows at first, and how many more each "Show more" adds. */
 const PAGE_SIZE = 200;
 
-/** The runs list: the store's runs, newest first, a page at a time, updated live. */
+/** The runs list: the store's runs, newest first, a page at a time, updated live; and the start form. */
 export function RunsPage() {
   const [limit, setLimit] = useState(PAGE_SIZE);
   const { data, error, reload } = useApi<{ total: number; runs: RunRow[] }>(`/api/runs?limit=${limit}`);
@@ -31,6 +32,7 @@ export function RunsPage() {
   return (
     <>
       <h1>Runs</h1>
+      <StartRun />
       <p>
         {num(data.total)} run{data.total === 1 ? "" : "s"} in the store
         {data.runs.length < data.total ? `; the newest ${num(data.runs.length)} are shown` : ""}.
