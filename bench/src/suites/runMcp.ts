@@ -116,6 +116,11 @@ export async function runMcpSuite(): Promise<Row[]> {
       }
     }
     bare.push(flowRun(STORIES, false));
+    const last = (side: keyof typeof samples) => ((samples[side].at(-1)?.ms ?? 0) / 1000).toFixed(2);
+    process.stderr.write(
+      `run-mcp round ${i + 1}: flow run ${last("flow")} s, LangGraph.js per story ${last("perStory")} s, ` +
+        `supervisor ${last("supervisor")} s, raw loop ${last("raw")} s (started with ${sides[i % sides.length]})\n`,
+    );
   }
   const big = BIG > 0 ? flowRun(BIG) : undefined;
   // The other shape of PRD: one step (one call) a story, at both sizes.
