@@ -71,3 +71,7 @@ export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
 export { StoryMemory } from "./workflow/StoryMemory.js";
 export { type RunWorkflow, type WorkflowForOptions, workflowFor } from "./workflow/workflowFor.js";
+export { removeRunWorktrees } from "./workflow/worktrees/removeRunWorktrees.js";
+export type { StoryWorkspaces } from "./workflow/worktrees/StoryWorkspaces.js";
+export { StoryWorktrees } from "./workflow/worktrees/StoryWorktrees.js";
+export { WorktreePlanes } from "./workflow/worktrees/WorktreePlanes.js";

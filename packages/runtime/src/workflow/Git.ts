@@ -24,6 +24,9 @@ const GIT_GLOBAL = [
   "status.submoduleSummary=false",
 ];
 
+/** Switches the repository's hooks off for one git command. */
+const HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"];
+
 /** What `git status` says of one path, with a digest of its content so a further edit shows. */
 export type TreeState = ReadonlyMap<string, string>;
 
@@ -61,6 +64,20 @@ export class Git {
   /** `git <args>` in the repository; throws `dependency_missing`/`git_failed` naming the command on failure. */
   async git(args: readonly string[]): Promise<string> {
     return (await run(this.root, [...this.#pinned, ...args], true)) ?? "";
+  }
+
+  /**
+   * `git <args>` for meshflow's own bookkeeping of the repository (worktrees, merges, branches): the
+   * repository's hooks are off (`core.hooksPath=/dev/null`), so its config runs no program of its own
+   * there. Resolves to the output, or undefined when git exits non-zero (a merge that conflicts).
+   */
+  async attempt(args: readonly string[]): Promise<string | undefined> {
+    return run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], false);
+  }
+
+  /** As {@link attempt}, but throws `git_failed` naming the command when git exits non-zero. */
+  async plumbing(args: readonly string[]): Promise<string> {
+    return (await run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], true)) ?? "";
   }
 
   /** The repository-relative form of `path`, or undefined when it is outside the repository. */
@@ -176,6 +193,6 @@ async function run(cwd: string, args: readonly string[], required: boolean): Pro
     throw new MeshflowError("dependency_missing", `git could not be started: ${outcome.spawnError.message}`);
   throw new MeshflowError(
     "git_failed",
-    `git ${args.find((a) => !a.startsWith("-")) ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
+    `git ${args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
   );
 }
