@@ -221,4 +221,36 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     ).toEqual([]);
     expect(repo.prd().userStories.map((s) => s.passes)).toEqual([true, false]);
   });
+
+  it("runs a PRD with priorities 1 … 8 side by side with --parallel-order deps; says once that the default runs it one at a time", async () => {
+    const repo = repository();
+    writePrd(
+      repo,
+      Array.from({ length: 8 }, (_, i) => writes(`src/file-${i + 1}.txt`, `story ${i + 1}\n`, { priority: i + 1 })),
+    );
+    const plan = await repo.flow(["plan", "prd.json", "--parallel", "4", "--parallel-order", "deps"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain("wave 1: US-001, US-002, US-003, US-004");
+    expect(plan.stdout).toContain("wave 2: US-005, US-006, US-007, US-008");
+    const banded = await repo.flow(["plan", "prd.json", "--parallel", "4"]);
+    expect(banded.stdout).toContain("wave 8: US-008");
+    expect(banded.stdout).toContain("--parallel-order deps");
+
+    const result = await repo.flow(["run", "prd.json", "--parallel", "4", "--parallel-order", "deps", "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseEvents(result.stdout);
+    // Four stories started before the first one finished: side by side, whatever their priorities.
+    const firstDone = events.findIndex((e) => e.type === "story.finished");
+    expect(events.slice(0, firstDone).filter((e) => e.type === "story.started")).toHaveLength(4);
+    expect(repo.prd().userStories.every((s) => s.passes)).toBe(true);
+    expect(result.stderr).not.toContain("can run together");
+
+    execFileSync("git", ["checkout", "-q", "--", "."], { cwd: repo.dir });
+    const reset = await repo.flow(["reset", "prd.json"]);
+    expect(reset.code, reset.stderr).toBe(0);
+    const alone = await repo.flow(["run", "prd.json", "--parallel", "4"]);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr.match(/no two stories of .* can run together/g)).toHaveLength(1);
+    expect(alone.stderr).toContain("--parallel-order deps");
+  });
 });

@@ -59,6 +59,7 @@ async function runMachine(deps: RunDependencies, mode: SessionMode): Promise<Run
     plan: () => state.requirePlan(),
     failFast: mode.kind === "start" ? mode.options.failFast === true : mode.handle.record().options.failFast,
     parallel,
+    ...(recorded.parallelOrder ? { parallelOrder: recorded.parallelOrder } : {}),
     describeStep: (story: number, step: number) => {
       const prepared = state.requireRunner().prepare(state.storyOf(story), step);
       return { specialist: prepared.specialist, tools: prepared.tools };
