@@ -83,7 +83,7 @@ function printPlan(
 function printWaves(output: Output, waves: readonly string[][], options: PlanOptions): void {
   const order = options.parallelOrder ?? "band";
   output.out(`\nwith --parallel ${options.parallel} (--parallel-order ${order}), in ${plural(waves.length, "wave")}:`);
-  waves.forEach((wave, i) => output.out(`  wave ${i + 1}: ${wave.join(", ")}`));
+  for (const [i, wave] of waves.entries()) output.out(`  wave ${i + 1}: ${wave.join(", ")}`);
   if (waves.length > 1 && waves.every((w) => w.length === 1))
     output.out(
       order === "band"
