@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import type { RunEvent } from "@meshflow/core";
 import { ScriptedModelServer } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEvents, serverEntry, testStories } from "../helpers/flowWorkspace.js";
-import { runFlow } from "../helpers/runFlow.js";
+import { FLOW_BIN, flowEnv, runFlow } from "../helpers/runFlow.js";
 
 const AGENTS = fileURLToPath(new URL("./agents", import.meta.url));
 
@@ -42,6 +42,12 @@ function repository(more: Record<string, string | undefined> = {}) {
     dir,
     git,
     flow: (args: readonly string[]) => runFlow(args, { cwd: dir, env }),
+    /** Starts `flow <args>` in the background; its exit code when it ends. */
+    spawn(args: readonly string[]) {
+      const child = spawn(process.execPath, [FLOW_BIN, ...args], { cwd: dir, env: flowEnv(env), stdio: "ignore" });
+      const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      return { child, exit };
+    },
     /** Subjects and files of the commits after the set-up one, oldest first (merges included). */
     commits(): Array<{ subject: string; files: string[]; parents: number }> {
       const ids = git("rev-list", "--reverse", "HEAD").trim().split("\n").slice(1);
@@ -252,5 +258,47 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     expect(alone.code, alone.stderr).toBe(0);
     expect(alone.stderr.match(/no two stories of .* can run together/g)).toHaveLength(1);
     expect(alone.stderr).toContain("--parallel-order deps");
+  });
+
+  it("merges each story once when a run killed with -9 during a merge is resumed", async () => {
+    const repo = repository();
+    const signals = mkdtempSync(join(tmpdir(), "meshflow-worktrees-signals-"));
+    const waiting = join(signals, "waiting");
+    const release = join(signals, "release");
+    // Story 1's gate passes at once in its worktree; on the merged tree (a merge commit) it says it is
+    // there and waits for the release file: the run is killed there, mid-merge.
+    const gate = [
+      "const { execFileSync } = require('node:child_process'); const fs = require('node:fs');",
+      "try { execFileSync('git', ['rev-parse', '--verify', '-q', 'HEAD^2'], { stdio: 'ignore' }); } catch { process.exit(0); }",
+      `fs.writeFileSync(${JSON.stringify(waiting)}, '');`,
+      `while (!fs.existsSync(${JSON.stringify(release)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);`,
+    ].join("\n");
+    writePrd(repo, [
+      writes("src/file-1.txt", "one\n", { verify: [{ name: "merged gate", run: [process.execPath, "-e", gate] }] }),
+      writes("src/file-2.txt", "two\n"),
+    ]);
+    const run = repo.spawn(["run", "prd.json", "--parallel", "2", "--run-id", "killed", "--json"]);
+    while (!existsSync(waiting)) await new Promise((resolve) => setTimeout(resolve, 50));
+    run.child.kill("SIGKILL");
+    await run.exit;
+    writeFileSync(release, "");
+    expect(repo.prd().userStories.map((s) => s.passes)).toEqual([false, false]);
+
+    const resumed = await repo.flow(["resume", "killed", "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const commits = repo.commits().slice(1);
+    const merges = commits.filter((c) => c.parents === 2).map((c) => c.subject);
+    expect(merges).toEqual(["Merge flow/killed/US-001 into main", "Merge flow/killed/US-002 into main"]);
+    expect(commits.filter((c) => c.parents === 1).map((c) => c.subject)).toEqual([
+      "feat: US-001 Story 1",
+      "feat: US-002 Story 2",
+    ]);
+    expect(repo.prd().userStories.map((s) => s.passes)).toEqual([true, true]);
+    expect(repo.worktrees()).toBe(0);
+    expect(repo.branches()).toEqual([]);
+    // Resumed once more, the finished run merges nothing again.
+    const again = await repo.flow(["resume", "killed"]);
+    expect(again.code).toBe(2);
+    expect(repo.commits().slice(1)).toHaveLength(commits.length);
   });
 });
