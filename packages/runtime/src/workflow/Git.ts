@@ -75,6 +75,15 @@ export class Git {
     return run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], false);
   }
 
+  /**
+   * As {@link attempt}, with git's exit code and output whatever the code (`merge-tree` says what
+   * conflicts on stdout, exiting 1).
+   */
+  async outcome(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+    const outcome = await spawnGit(this.root, [...this.#pinned, ...HOOKS_OFF, ...args]);
+    return { code: outcome.exitCode, stdout: outcome.stdout.text };
+  }
+
   /** As {@link attempt}, but throws `git_failed` naming the command when git exits non-zero. */
   async plumbing(args: readonly string[]): Promise<string> {
     return (await run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], true)) ?? "";
@@ -178,8 +187,8 @@ function gitEnv(): NodeJS.ProcessEnv {
   return { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
 }
 
-async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
-  const outcome = await runProcess("git", [...GIT_GLOBAL, ...args], {
+function spawnGit(cwd: string, args: readonly string[]) {
+  return runProcess("git", [...GIT_GLOBAL, ...args], {
     cwd,
     timeoutMs: TIMEOUT_MS,
     maxOutputBytes: MAX_OUTPUT,
@@ -187,6 +196,10 @@ async function run(cwd: string, args: readonly string[], required: boolean): Pro
     killGraceMs: 1000,
     env: gitEnv(),
   });
+}
+
+async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
+  const outcome = await spawnGit(cwd, args);
   if (outcome.exitCode === 0) return outcome.stdout.text;
   if (!required) return undefined;
   if (outcome.spawnError)

@@ -29,6 +29,8 @@ interface Worktree extends StoryWorkspace {
   storyId: string;
   branch: string;
   git: Git;
+  /** Found from an earlier process (which may have stopped mid-merge), not made by this one. */
+  found: boolean;
 }
 
 /** The folder of a run's worktrees under a repository: `.flow/worktrees/<runId>`. */
@@ -87,21 +89,21 @@ export class StoryWorktrees implements StoryWorkspaces {
     const folder = worktreesOf(git.root, runId);
     const dir = join(folder, worktreeName(planned.id));
     const branch = `flow/${runId}/${worktreeName(planned.id)}`;
-    if (!existsSync(join(dir, ".git"))) {
+    const found = existsSync(join(dir, ".git"));
+    if (!found) {
       mkdirSync(folder, { recursive: true });
       // The main tree's `git status` never lists the worktrees (nor a dirty-tree check counts them).
       const ignore = join(folder, "..", ".gitignore");
       if (!existsSync(ignore)) writeFileSync(ignore, "*\n");
-      const exists = (await git.attempt(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])) !== undefined;
-      await git.plumbing(["worktree", "prune"]);
-      await git.plumbing(
-        exists
-          ? ["worktree", "add", "--quiet", dir, branch]
-          : ["worktree", "add", "--quiet", "-b", branch, dir, `refs/heads/${target}`],
-      );
+      const made = await git.attempt(["worktree", "add", "--quiet", "-b", branch, dir, `refs/heads/${target}`]);
+      if (made === undefined) {
+        // The branch is there from an earlier process (its worktree folder was removed): check it out again.
+        await git.plumbing(["worktree", "prune"]);
+        await git.plumbing(["worktree", "add", "--quiet", dir, branch]);
+      }
     }
-    const found = await Git.find(dir);
-    if (!found) throw new MeshflowError("git_failed", `${dir}: the worktree of ${planned.id} is not a git work tree`);
+    const there = await Git.find(dir);
+    if (!there) throw new MeshflowError("git_failed", `${dir}: the worktree of ${planned.id} is not a git work tree`);
     const prdDir = join(dir, relative(git.root, resolve(plan.prdDir)));
     const { planes, shared } = this.#options;
     const executor = planes && shared ? planes.executorFor(dir, shared) : undefined;
@@ -110,7 +112,8 @@ export class StoryWorktrees implements StoryWorkspaces {
       dir,
       prdDir,
       branch,
-      git: found,
+      git: there,
+      found,
       ...(executor ? { executor } : {}),
     };
     this.#open.set(planned.id, worktree);
@@ -126,30 +129,21 @@ export class StoryWorktrees implements StoryWorkspaces {
   async land(request: LandingRequest): Promise<Landing> {
     const { planned, runId, plan } = request;
     const worktree = this.#open.get(planned.id) ?? (await this.#worktree(runId, planned, plan));
-    const landed = await this.#queue.turn(planned.index, async (): Promise<Landing> => {
-      const warnings: string[] = [];
-      // A run stopped mid-merge left the worktree on the merge: back to the story's branch.
-      if ((await worktree.git.branch()) !== worktree.branch) {
-        await worktree.git.attempt(["merge", "--abort"]);
-        await worktree.git.plumbing(["checkout", "--quiet", "--force", worktree.branch]);
-      }
-      const files = await this.#changed(worktree, plan);
-      let commit: string | undefined;
-      const type = commitType(request.specialists);
-      const message = `${type}: ${oneLine(planned.id)} ${oneLine(planned.story.title)}`;
-      if (files.length) {
-        try {
-          // As `--commit` commits a story: the repository's hooks run, as for the user's own commits.
-          commit = await worktree.git.commit(files, [message, `Meshflow-Run: ${runId}`]);
-        } catch (error) {
-          return {
-            status: "blocked",
-            summary: `not committed in its worktree ${worktree.dir}: ${toMeshflowError(error).message}`,
-            files,
-            warnings,
-          };
-        }
-      }
+    // Committed on its branch beside the other stories; only the merges take turns.
+    const committed = await this.#commit(worktree, request).catch(
+      (error: unknown): Landing => ({
+        status: "blocked",
+        summary: `not committed in its worktree ${worktree.dir}: ${toMeshflowError(error).message}`,
+        files: [],
+        warnings: [],
+      }),
+    );
+    if ("status" in committed) {
+      this.#queue.leave(planned.index);
+      await this.#options.planes?.release(worktree.dir);
+      return committed;
+    }
+    return this.#queue.turn(planned.index, async (): Promise<Landing> => {
       const target = await this.#branch();
       const merged = await mergeStory({
         main: this.#options.git,
@@ -158,7 +152,9 @@ export class StoryWorktrees implements StoryWorkspaces {
         target,
         storyId: planned.id,
         runId,
+        gated: (planned.story.verify?.length ?? 0) > 0,
         gate: () => request.gate(worktree.prdDir),
+        targetCheckedOut: async () => (await this.#options.git.branch()) === target,
         ...(request.resolve
           ? { resolve: (conflicted) => request.resolve?.(conflicted, worktree) ?? noResolver() }
           : {}),
@@ -166,14 +162,26 @@ export class StoryWorktrees implements StoryWorkspaces {
       // The worktree's servers stop once its resolution step (if any) is done.
       await this.#options.planes?.release(worktree.dir);
       if (merged.status === "passed") await this.#remove(worktree);
-      return {
-        ...merged,
-        files,
-        ...(commit ? { commit, message } : {}),
-        warnings: [...warnings, ...merged.warnings],
-      };
+      return { ...merged, ...committed, warnings: [...committed.warnings, ...merged.warnings] };
     });
-    return landed;
+  }
+
+  /** Commits what the story changed in its worktree, as `--commit` does (the repository's hooks run). */
+  async #commit(
+    worktree: Worktree,
+    request: LandingRequest,
+  ): Promise<{ files: string[]; commit?: string; message?: string; warnings: string[] } | Landing> {
+    const { planned, runId, plan } = request;
+    // A run stopped mid-merge left the worktree on the merge: back to the story's branch.
+    if (worktree.found && (await worktree.git.branch()) !== worktree.branch) {
+      await worktree.git.attempt(["merge", "--abort"]);
+      await worktree.git.plumbing(["checkout", "--quiet", "--force", worktree.branch]);
+    }
+    const files = await this.#changed(worktree, plan);
+    if (!files.length) return { files, warnings: [] };
+    const message = `${commitType(request.specialists)}: ${oneLine(planned.id)} ${oneLine(planned.story.title)}`;
+    const commit = await worktree.git.commit(files, [message, `Meshflow-Run: ${runId}`]);
+    return { files, commit, message, warnings: [] };
   }
 
   async keep(planned: PlannedStory): Promise<void> {

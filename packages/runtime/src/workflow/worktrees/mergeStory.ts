@@ -15,8 +15,12 @@ export interface MergeRequest {
   target: string;
   storyId: string;
   runId: string;
+  /** The story has `verify` commands: they run again in the worktree on the merged tree. */
+  gated: boolean;
   /** The story's `verify` commands, run in the worktree (on the merged tree). */
   gate(): Promise<GateResult>;
+  /** Whether the main working tree has the target checked out (it is fast-forwarded), else its ref moves. */
+  targetCheckedOut(): Promise<boolean>;
   /** Asks a specialist to resolve the conflicted files in the worktree (the conflict markers are there). */
   resolve?(conflicted: readonly string[]): Promise<{ passed: boolean; summary: string }>;
 }
@@ -31,71 +35,94 @@ export interface Merged {
 
 /**
  * Merges a story's branch into the run's branch without touching the main working tree until it is
- * sure: in the story's worktree, the target's head is checked out (detached) and the branch merged into
- * it (`--no-ff`, a merge commit naming the story); the story's gate runs again on that tree; only when
- * it passes does the target move to the merge commit (a fast-forward of the main working tree). A
- * branch already in the target (a resumed run that merged it before it stopped) is not merged again.
- * A conflict blocks the story with `merge_conflict` naming the files, unless a specialist resolves it;
- * a failing gate fails it. Either way the worktree is back on the story's branch, which is kept.
+ * sure. The merge is computed without a checkout (`git merge-tree --write-tree`) and recorded as a merge
+ * commit naming the story (`--no-ff`: parents the target's head and the branch); when the story has
+ * `verify` commands its worktree checks that commit out and the gate runs again there. Only then does
+ * the target move to it (a fast-forward of the main working tree). A branch already in the target (a
+ * resumed run that merged it before it stopped) is not merged again. A conflict blocks the story with
+ * `merge_conflict` naming the files, unless a specialist resolves it (the merge is then made in the
+ * worktree, with the conflict markers in the files); a failing gate fails it. Either way the worktree is
+ * back on the story's branch, which is kept.
  */
 export async function mergeStory(request: MergeRequest): Promise<Merged> {
   const { main, worktree, branch, target } = request;
-  const head = (await main.plumbing(["rev-parse", "--verify", `refs/heads/${target}^{commit}`])).trim();
-  const ahead = Number((await main.plumbing(["rev-list", "--count", `${head}..refs/heads/${branch}`])).trim());
+  const [ours, theirs] = [`refs/heads/${target}`, `refs/heads/${branch}`];
+  const ahead = Number((await main.plumbing(["rev-list", "--count", `${ours}..${theirs}`])).trim());
   if (ahead === 0) return { status: "passed", summary: `${branch} is in ${target}; nothing to merge`, warnings: [] };
   const back = () => worktree.plumbing(["checkout", "--quiet", "--force", branch]);
-  await worktree.plumbing(["checkout", "--quiet", "--detach", head]);
   const message = [`Merge ${branch} into ${target}`, `Meshflow-Run: ${request.runId}`];
-  const merged = await worktree.attempt([
-    "merge",
-    "--no-ff",
-    "--no-edit",
-    ...message.flatMap((m) => ["-m", m]),
-    `refs/heads/${branch}`,
-  ]);
+  const head = (await main.plumbing(["rev-parse", "--verify", `${ours}^{commit}`])).trim();
+  const tried = await main.outcome(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", head, theirs]);
+  const [tree = "", ...rest] = tried.stdout.split("\0");
+  let commit: string;
   let resolution = "";
-  if (merged === undefined) {
-    const conflicted = (await worktree.attempt(["diff", "--name-only", "-z", "--diff-filter=U"]))
-      ?.split("\0")
-      .filter(Boolean);
-    const names = conflicted?.length ? conflicted.join(", ") : "(git named no file)";
-    const resolved = conflicted?.length && request.resolve ? await resolveConflict(request, conflicted) : undefined;
-    if (!resolved?.passed) {
-      await worktree.attempt(["merge", "--abort"]);
-      await back();
+  let checkedOut = false;
+  if (tried.code === 0)
+    commit = (
+      await main.plumbing(["commit-tree", tree, "-p", head, "-p", theirs, ...message.flatMap((m) => ["-m", m])])
+    ).trim();
+  else {
+    const conflicted = [...new Set(rest.filter(Boolean))];
+    if (tried.code !== 1 || !conflicted.length)
       return {
         status: "blocked",
-        summary: `merge_conflict: merging ${branch} into ${target} conflicts in ${names}; the branch ${branch} is kept${resolved ? ` (${resolved.summary})` : ""}`,
+        summary: `merge_failed: git merge-tree of ${branch} into ${target} exited ${tried.code}; the branch ${branch} is kept`,
+        warnings: [],
+      };
+    const names = conflicted.join(", ");
+    const conflict = (why?: string): Merged => ({
+      status: "blocked",
+      summary: `merge_conflict: merging ${branch} into ${target} conflicts in ${names}; the branch ${branch} is kept${why ? ` (${why})` : ""}`,
+      warnings: [],
+    });
+    if (!request.resolve) return conflict();
+    // The specialist resolves in the worktree, where the merge leaves git's conflict markers.
+    await worktree.plumbing(["checkout", "--quiet", "--detach", head]);
+    checkedOut = true;
+    await worktree.attempt(["merge", "--no-ff", "--no-edit", ...message.flatMap((m) => ["-m", m]), theirs]);
+    const resolved = await resolveConflict(request, conflicted);
+    if (!resolved.passed) {
+      await worktree.attempt(["merge", "--abort"]);
+      await back();
+      return conflict(resolved.summary);
+    }
+    resolution = `; conflicts in ${names} resolved`;
+    commit = (await worktree.plumbing(["rev-parse", "HEAD"])).trim();
+  }
+  let gate: GateResult | undefined;
+  if (request.gated) {
+    if (!checkedOut) await worktree.plumbing(["checkout", "--quiet", "--detach", commit]);
+    checkedOut = true;
+    gate = await request.gate();
+    if (!gate.passed) {
+      await back();
+      return {
+        status: "failed",
+        summary: `the gate failed on ${target} with the story merged (nothing merged; the branch ${branch} is kept): ${gate.summary}`,
+        gate,
         warnings: [],
       };
     }
-    resolution = `; conflicts in ${names} resolved`;
   }
-  const gate = await request.gate();
-  if (!gate.passed) {
-    await back();
-    return {
-      status: "failed",
-      summary: `the gate failed on ${target} with the story merged (nothing merged; the branch ${branch} is kept): ${gate.summary}`,
-      gate,
-      warnings: [],
-    };
-  }
-  const commit = (await worktree.plumbing(["rev-parse", "HEAD"])).trim();
   try {
-    if ((await main.branch()) === target) await main.plumbing(["merge", "--ff-only", "--quiet", commit]);
-    else await main.plumbing(["update-ref", `refs/heads/${target}`, commit, head]);
+    if ((await request.targetCheckedOut()) === true) await main.plumbing(["merge", "--ff-only", "--quiet", commit]);
+    else await main.plumbing(["update-ref", ours, commit, head]);
   } catch (error) {
-    await back();
+    if (checkedOut) await back();
     return {
       status: "blocked",
       summary: `merge_failed: ${target} could not move to the merge of ${branch}: ${toMeshflowError(error).message}`,
-      gate,
+      ...(gate ? { gate } : {}),
       warnings: [],
     };
   }
-  const checked = gate.results.length ? `; on the merged tree ${gate.summary}` : "";
-  return { status: "passed", summary: `merged into ${target}${resolution}${checked}`, gate, warnings: [] };
+  const checked = gate?.results.length ? `; on the merged tree ${gate.summary}` : "";
+  return {
+    status: "passed",
+    summary: `merged into ${target}${resolution}${checked}`,
+    ...(gate ? { gate } : {}),
+    warnings: [],
+  };
 }
 
 /** The specialist's resolution, committed when every conflict marker is gone. */
