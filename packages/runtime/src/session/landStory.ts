@@ -3,9 +3,9 @@ import type { GateResult } from "../gate/runVerify.js";
 import { runVerify } from "../gate/runVerify.js";
 import type { StoryContext } from "../machine/storyActor.js";
 import type { Landing } from "../workflow/worktrees/StoryWorkspaces.js";
+import { maskGate } from "./maskGate.js";
 import { resolveConflict } from "./resolveConflict.js";
 import type { SessionState } from "./SessionState.js";
-import { maskGate } from "./workFor.js";
 
 /** A story's conclusion after landing: what concluding records (the landing's outcome replaces the story's). */
 export interface Landed {

@@ -3,7 +3,7 @@ import type { StoryWorkspace } from "../workflow/worktrees/StoryWorkspaces.js";
 import type { SessionState } from "./SessionState.js";
 
 /** The id under which a story's conflict resolution step runs (its own journal keys and events). */
-export function resolutionId(storyId: string): string {
+function resolutionId(storyId: string): string {
   return `${storyId}.merge`;
 }
 

@@ -1,10 +1,11 @@
-import { type GateResult, runVerify } from "../gate/runVerify.js";
+import { runVerify } from "../gate/runVerify.js";
 import { reusableVerifies } from "../internal/verifiedCommands.js";
 import type { ChiefEvent, StoryConcluded } from "../machine/chiefAnalyst.js";
 import type { StoryContext, StoryEvent, StoryPhase } from "../machine/storyActor.js";
 import { hookedStep } from "../workflow/StoryHooks.js";
 import type { StoryWorkspace } from "../workflow/worktrees/StoryWorkspaces.js";
 import { concludeStory } from "./concludeStory.js";
+import { maskGate } from "./maskGate.js";
 import { openRun } from "./openRun.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
@@ -62,25 +63,8 @@ export function storyWork(
 }
 
 /** The story's own workspace, when stories are isolated (made at its first step, found again on resume). */
-export async function openWorkspace(state: SessionState, story: number): Promise<StoryWorkspace | undefined> {
+async function openWorkspace(state: SessionState, story: number): Promise<StoryWorkspace | undefined> {
   const { workspaces } = state.deps;
   if (!workspaces) return undefined;
   return workspaces.open(state.runId, state.storyOf(story), state.requirePlan());
-}
-
-/**
- * The gate's result with the MCP config's secrets masked in the commands' output, where that output
- * enters the run: the summary and tails go on to events, evidence, memory, the progress log and reports.
- */
-export function maskGate(gate: GateResult, mask: ((text: string) => string) | undefined): GateResult {
-  if (!mask) return gate;
-  return {
-    ...gate,
-    summary: mask(gate.summary),
-    results: gate.results.map((r) => ({
-      ...r,
-      tail: mask(r.tail),
-      ...(r.error !== undefined ? { error: mask(r.error) } : {}),
-    })),
-  };
 }

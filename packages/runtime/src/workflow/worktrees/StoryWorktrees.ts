@@ -39,7 +39,7 @@ export function worktreesOf(root: string, runId: string): string {
 }
 
 /** A story id as a path and branch name part: what git allows in a ref, nothing else. */
-export function worktreeName(storyId: string): string {
+function worktreeName(storyId: string): string {
   const name = storyId
     .replace(/[^A-Za-z0-9._-]/g, "_")
     .replace(/^\.+/, "_")
@@ -143,7 +143,7 @@ export class StoryWorktrees implements StoryWorkspaces {
       await this.#options.planes?.release(worktree.dir);
       return committed;
     }
-    return this.#queue.turn(planned.index, async (): Promise<Landing> => {
+    const landed = await this.#queue.turn(planned.index, async (): Promise<Landing> => {
       const target = await this.#branch();
       const merged = await mergeStory({
         main: this.#options.git,
@@ -159,11 +159,13 @@ export class StoryWorktrees implements StoryWorkspaces {
           ? { resolve: (conflicted) => request.resolve?.(conflicted, worktree) ?? noResolver() }
           : {}),
       });
-      // The worktree's servers stop once its resolution step (if any) is done.
-      await this.#options.planes?.release(worktree.dir);
-      if (merged.status === "passed") await this.#remove(worktree);
       return { ...merged, ...committed, warnings: [...committed.warnings, ...merged.warnings] };
     });
+    // Outside the queue's turn: the next story merges meanwhile. The worktree's servers stop once its
+    // resolution step (if any) is done.
+    await this.#options.planes?.release(worktree.dir);
+    if (landed.status === "passed") await this.#remove(worktree);
+    return landed;
   }
 
   /** Commits what the story changed in its worktree, as `--commit` does (the repository's hooks run). */
