@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -158,6 +158,28 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     // flow status names the worktree kept.
     const status = await repo.flow(["status", runId]);
     expect(status.stdout + status.stderr).toContain(join(".flow", "worktrees", runId, "US-002"));
+    // flow reset removes the run's worktrees and branches.
+    const reset = await repo.flow(["reset", "prd.json"]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain(`removed the worktree ${join(repo.dir, ".flow", "worktrees", runId, "US-002")}`);
+    expect(repo.worktrees()).toBe(0);
+    expect(repo.branches()).toEqual([]);
+  });
+
+  it("warns once outside a git repository that stories side by side share one folder", async () => {
+    const repo = repository();
+    rmSync(join(repo.dir, ".git"), { recursive: true, force: true });
+    writeFileSync(
+      join(repo.dir, "prd.json"),
+      JSON.stringify({ project: "Shared", userStories: testStories([writes("a.txt", "a\n"), writes("b.txt", "b\n")]) }),
+    );
+    const result = await repo.flow(["run", "prd.json", "--parallel", "2"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.match(/stories side by side share one folder/g)).toHaveLength(1);
+    expect(existsSync(join(repo.dir, ".flow", "worktrees"))).toBe(false);
+    const refused = await repo.flow(["run", "prd.json", "--parallel", "2", "--isolate", "worktree"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--isolate worktree needs one");
   });
 
   it("merges both with --resolve-conflicts development-agent: the conflict goes to the specialist in the story's worktree", async () => {
