@@ -61,6 +61,22 @@ export class Git {
     return new Git(toplevel, gitDir);
   }
 
+  /**
+   * The linked worktree meshflow made at `dir` (its `.git` file names its folder in the repository),
+   * checked as {@link find} checks a repository, without starting git.
+   */
+  static linked(dir: string): Git {
+    const root = resolve(dir);
+    const named = /^gitdir:\s*(.*?)\s*$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1];
+    const gitDir = named ? resolve(root, named) : "";
+    const problem = checkRepoLocation({ root, toplevel: root, gitDir });
+    if (problem)
+      throw new MeshflowError("repo_unsafe", `${problem}; flow refuses to run git there`, {
+        details: { dir: root, toplevel: root, gitDir },
+      });
+    return new Git(root, gitDir);
+  }
+
   /** `git <args>` in the repository; throws `dependency_missing`/`git_failed` naming the command on failure. */
   async git(args: readonly string[]): Promise<string> {
     return (await run(this.root, [...this.#pinned, ...args], true)) ?? "";

@@ -102,8 +102,7 @@ export class StoryWorktrees implements StoryWorkspaces {
         await git.plumbing(["worktree", "add", "--quiet", dir, branch]);
       }
     }
-    const there = await Git.find(dir);
-    if (!there) throw new MeshflowError("git_failed", `${dir}: the worktree of ${planned.id} is not a git work tree`);
+    const there = Git.linked(dir);
     const prdDir = join(dir, relative(git.root, resolve(plan.prdDir)));
     const { planes, shared } = this.#options;
     const executor = planes && shared ? planes.executorFor(dir, shared) : undefined;

@@ -47,13 +47,17 @@ export interface Merged {
 export async function mergeStory(request: MergeRequest): Promise<Merged> {
   const { main, worktree, branch, target } = request;
   const [ours, theirs] = [`refs/heads/${target}`, `refs/heads/${branch}`];
-  const ahead = Number((await main.plumbing(["rev-list", "--count", `${ours}..${theirs}`])).trim());
-  if (ahead === 0) return { status: "passed", summary: `${branch} is in ${target}; nothing to merge`, warnings: [] };
+  const [head = "", headTree = ""] = (await main.plumbing(["rev-parse", `${ours}^{commit}`, `${ours}^{tree}`])).split(
+    "\n",
+  );
   const back = () => worktree.plumbing(["checkout", "--quiet", "--force", branch]);
   const message = [`Merge ${branch} into ${target}`, `Meshflow-Run: ${request.runId}`];
-  const head = (await main.plumbing(["rev-parse", "--verify", `${ours}^{commit}`])).trim();
   const tried = await main.outcome(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", head, theirs]);
   const [tree = "", ...rest] = tried.stdout.split("\0");
+  // Merging would change nothing: the branch is in the target already (merged before a resume), or
+  // adds nothing to it.
+  if (tried.code === 0 && tree === headTree)
+    return { status: "passed", summary: `${branch} is in ${target}; nothing to merge`, warnings: [] };
   let commit: string;
   let resolution = "";
   let checkedOut = false;
