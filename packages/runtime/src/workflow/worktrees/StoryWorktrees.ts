@@ -59,14 +59,27 @@ export class StoryWorktrees implements StoryWorkspaces {
   readonly #open = new Map<string, Worktree>();
   readonly #queue = new MergeQueue();
   #target: Promise<string> | undefined;
+  /** The last git command that reads or changes the repository's worktrees (they run one at a time). */
+  #git: Promise<unknown> = Promise.resolve();
 
   constructor(options: StoryWorktreesOptions) {
     this.#options = options;
   }
 
+  /**
+   * Runs `work` when no other git command that reads or changes the repository's worktrees runs:
+   * `worktree add` writes a worktree's folder bit by bit, and git commands that list worktrees (a
+   * checkout, a merge, `branch`) fail on one half-written.
+   */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#git.then(work, work);
+    this.#git = run.catch(() => undefined);
+    return run;
+  }
+
   /** The branch the run lands stories on: the main working tree's, when the first story opens. */
   #branch(): Promise<string> {
-    this.#target ??= this.#options.git.branch().then((branch) => {
+    this.#target ??= this.#exclusive(() => this.#options.git.branch()).then((branch) => {
       if (!branch)
         throw new MeshflowError(
           "usage",
@@ -95,12 +108,14 @@ export class StoryWorktrees implements StoryWorkspaces {
       // The main tree's `git status` never lists the worktrees (nor a dirty-tree check counts them).
       const ignore = join(folder, "..", ".gitignore");
       if (!existsSync(ignore)) writeFileSync(ignore, "*\n");
-      const made = await git.attempt(["worktree", "add", "--quiet", "-b", branch, dir, `refs/heads/${target}`]);
-      if (made === undefined) {
-        // The branch is there from an earlier process (its worktree folder was removed): check it out again.
-        await git.plumbing(["worktree", "prune"]);
-        await git.plumbing(["worktree", "add", "--quiet", dir, branch]);
-      }
+      await this.#exclusive(async () => {
+        const made = await git.attempt(["worktree", "add", "--quiet", "-b", branch, dir, `refs/heads/${target}`]);
+        if (made === undefined) {
+          // The branch is there from an earlier process (its worktree folder was removed): check it out again.
+          await git.plumbing(["worktree", "prune"]);
+          await git.plumbing(["worktree", "add", "--quiet", dir, branch]);
+        }
+      });
     }
     const there = Git.linked(dir);
     const prdDir = join(dir, relative(git.root, resolve(plan.prdDir)));
@@ -154,6 +169,7 @@ export class StoryWorktrees implements StoryWorkspaces {
         gated: (planned.story.verify?.length ?? 0) > 0,
         gate: () => request.gate(worktree.prdDir),
         targetCheckedOut: async () => (await this.#options.git.branch()) === target,
+        exclusive: (work) => this.#exclusive(work),
         ...(request.resolve
           ? { resolve: (conflicted) => request.resolve?.(conflicted, worktree) ?? noResolver() }
           : {}),
@@ -174,10 +190,12 @@ export class StoryWorktrees implements StoryWorkspaces {
   ): Promise<{ files: string[]; commit?: string; message?: string; warnings: string[] } | Landing> {
     const { planned, runId, plan } = request;
     // A run stopped mid-merge left the worktree on the merge: back to the story's branch.
-    if (worktree.found && (await worktree.git.branch()) !== worktree.branch) {
-      await worktree.git.attempt(["merge", "--abort"]);
-      await worktree.git.plumbing(["checkout", "--quiet", "--force", worktree.branch]);
-    }
+    if (worktree.found)
+      await this.#exclusive(async () => {
+        if ((await worktree.git.branch()) === worktree.branch) return;
+        await worktree.git.attempt(["merge", "--abort"]);
+        await worktree.git.plumbing(["checkout", "--quiet", "--force", worktree.branch]);
+      });
     const files = await this.#changed(worktree, plan);
     if (!files.length) return { files, warnings: [] };
     const message = `${commitType(request.specialists)}: ${oneLine(planned.id)} ${oneLine(planned.story.title)}`;
@@ -210,8 +228,10 @@ export class StoryWorktrees implements StoryWorkspaces {
   /** A merged story's worktree and branch go. */
   async #remove(worktree: Worktree): Promise<void> {
     const { git } = this.#options;
-    await git.plumbing(["worktree", "remove", "--force", worktree.dir]);
-    await git.plumbing(["branch", "-D", "--quiet", worktree.branch]);
+    await this.#exclusive(async () => {
+      await git.plumbing(["worktree", "remove", "--force", worktree.dir]);
+      await git.plumbing(["branch", "-D", "--quiet", worktree.branch]);
+    });
     this.#open.delete(worktree.storyId);
   }
 }

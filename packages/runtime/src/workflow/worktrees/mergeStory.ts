@@ -19,6 +19,12 @@ export interface MergeRequest {
   gated: boolean;
   /** The story's `verify` commands, run in the worktree (on the merged tree). */
   gate(): Promise<GateResult>;
+  /**
+   * Runs git commands that read or change the repository's worktrees (checkouts, merges, the target's
+   * fast-forward) alone: git reads every worktree's folder for them, and one being made beside them
+   * would fail them.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Whether the main working tree has the target checked out (it is fast-forwarded), else its ref moves. */
   targetCheckedOut(): Promise<boolean>;
   /** Asks a specialist to resolve the conflicted files in the worktree (the conflict markers are there). */
@@ -50,7 +56,8 @@ export async function mergeStory(request: MergeRequest): Promise<Merged> {
   const [head = "", headTree = ""] = (await main.plumbing(["rev-parse", `${ours}^{commit}`, `${ours}^{tree}`])).split(
     "\n",
   );
-  const back = () => worktree.plumbing(["checkout", "--quiet", "--force", branch]);
+  const { exclusive } = request;
+  const back = () => exclusive(() => worktree.plumbing(["checkout", "--quiet", "--force", branch]));
   const message = [`Merge ${branch} into ${target}`, `Meshflow-Run: ${request.runId}`];
   const tried = await main.outcome(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", head, theirs]);
   const [tree = "", ...rest] = tried.stdout.split("\0");
@@ -81,12 +88,14 @@ export async function mergeStory(request: MergeRequest): Promise<Merged> {
     });
     if (!request.resolve) return conflict();
     // The specialist resolves in the worktree, where the merge leaves git's conflict markers.
-    await worktree.plumbing(["checkout", "--quiet", "--detach", head]);
+    await exclusive(async () => {
+      await worktree.plumbing(["checkout", "--quiet", "--detach", head]);
+      await worktree.attempt(["merge", "--no-ff", "--no-edit", ...message.flatMap((m) => ["-m", m]), theirs]);
+    });
     checkedOut = true;
-    await worktree.attempt(["merge", "--no-ff", "--no-edit", ...message.flatMap((m) => ["-m", m]), theirs]);
     const resolved = await resolveConflict(request, conflicted);
     if (!resolved.passed) {
-      await worktree.attempt(["merge", "--abort"]);
+      await exclusive(() => worktree.attempt(["merge", "--abort"]));
       await back();
       return conflict(resolved.summary);
     }
@@ -95,7 +104,7 @@ export async function mergeStory(request: MergeRequest): Promise<Merged> {
   }
   let gate: GateResult | undefined;
   if (request.gated) {
-    if (!checkedOut) await worktree.plumbing(["checkout", "--quiet", "--detach", commit]);
+    if (!checkedOut) await exclusive(() => worktree.plumbing(["checkout", "--quiet", "--detach", commit]));
     checkedOut = true;
     gate = await request.gate();
     if (!gate.passed) {
@@ -109,8 +118,10 @@ export async function mergeStory(request: MergeRequest): Promise<Merged> {
     }
   }
   try {
-    if ((await request.targetCheckedOut()) === true) await main.plumbing(["merge", "--ff-only", "--quiet", commit]);
-    else await main.plumbing(["update-ref", ours, commit, head]);
+    await exclusive(async () => {
+      if ((await request.targetCheckedOut()) === true) await main.plumbing(["merge", "--ff-only", "--quiet", commit]);
+      else await main.plumbing(["update-ref", ours, commit, head]);
+    });
   } catch (error) {
     if (checkedOut) await back();
     return {
