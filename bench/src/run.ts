@@ -9,6 +9,7 @@ import { mcpSuite } from "./suites/mcp.js";
 import { modelSuite } from "./suites/model.js";
 import { modelEconomySuite } from "./suites/modelEconomy.js";
 import { parallelSuite } from "./suites/parallel.js";
+import { parallelGitSuite } from "./suites/parallelGit.js";
 import { queueSuite } from "./suites/queue.js";
 import { resolverSuite } from "./suites/resolver.js";
 import { runMcpSuite } from "./suites/runMcp.js";
@@ -27,6 +28,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   model: modelSuite,
   "model-economy": modelEconomySuite,
   parallel: parallelSuite,
+  "parallel-git": parallelGitSuite,
   queue: queueSuite,
   resolver: resolverSuite,
   "run-mcp": runMcpSuite,

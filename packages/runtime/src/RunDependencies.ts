@@ -15,6 +15,7 @@ import type { RunOptions } from "./store/RunRecord.js";
 import type { RunStore } from "./store/RunStore.js";
 import type { ToolPlane } from "./ToolPlane.js";
 import type { StoryHooks } from "./workflow/StoryHooks.js";
+import type { StoryWorkspaces } from "./workflow/worktrees/StoryWorkspaces.js";
 
 // The types of a run, apart from runSession.ts so that the session's parts can name them without
 // importing the module that drives them.
@@ -54,6 +55,11 @@ export interface RunDependencies {
   models?: ModelCatalog;
   /** The PRD workflow around each story (progress log, story memory, commits, re-runs). */
   hooks?: StoryHooks;
+  /**
+   * A workspace of its own per story (`--isolate worktree`): its steps' calls, `ctx.prdDir` and gate
+   * work there, and a passed story lands in the run's branch (committed, merged, gated again).
+   */
+  workspaces?: StoryWorkspaces;
 }
 
 /** How a new run is started. */

@@ -17,6 +17,7 @@ export type {
   ChiefServices,
   RunCounts,
 } from "./machine/chiefAnalyst.js";
+export { parallelWaves, type WaveStory } from "./machine/parallelWaves.js";
 export { type MarkResult, markRun } from "./markRun.js";
 export { type Preflight, type PreflightInput, prdWorkDigest } from "./preflight.js";
 export { RunEnvironment, type RunEnvironmentOptions, type RunParts, type RunThinking } from "./RunEnvironment.js";
@@ -45,7 +46,6 @@ export {
   type LoadSpecialistsOptions,
   loadSpecialists,
 } from "./specialists/loadSpecialists.js";
-
 export { FileRunStore, newRunId } from "./store/FileRunStore.js";
 export { lockPrd, type PrdLockFacts } from "./store/lockPrd.js";
 export type {
@@ -56,7 +56,6 @@ export type {
 } from "./store/RunRecord.js";
 export type { RunHandle, RunStore } from "./store/RunStore.js";
 export type { DiscoveryFailure, ToolPlane, ToolResolution } from "./ToolPlane.js";
-
 export { Git, type TreeState } from "./workflow/Git.js";
 export { type ProgressEntry, ProgressLog } from "./workflow/ProgressLog.js";
 export {
@@ -71,3 +70,7 @@ export { type RerunPlan, rerunPlan } from "./workflow/rerunFailed.js";
 export type { CarriedStep, ConcludedStep, ConcludedStory, StoryHooks } from "./workflow/StoryHooks.js";
 export { StoryMemory } from "./workflow/StoryMemory.js";
 export { type RunWorkflow, type WorkflowForOptions, workflowFor } from "./workflow/workflowFor.js";
+export { removeRunWorktrees } from "./workflow/worktrees/removeRunWorktrees.js";
+export type { StoryWorkspaces } from "./workflow/worktrees/StoryWorkspaces.js";
+export { StoryWorktrees } from "./workflow/worktrees/StoryWorktrees.js";
+export { WorktreePlanes } from "./workflow/worktrees/WorktreePlanes.js";

@@ -53,10 +53,13 @@ async function runMachine(deps: RunDependencies, mode: SessionMode): Promise<Run
   if (mode.kind === "resume") state.begin(mode.handle, mode.checked.plan);
 
   const parallel = mode.kind === "start" ? (mode.options.parallel ?? 1) : (mode.handle.record().options.parallel ?? 1);
+  const recorded = mode.kind === "start" ? mode.options.record : mode.handle.record().options;
+  state.resolveConflicts = recorded.resolveConflicts;
   const machine = createChiefAnalyst({
     plan: () => state.requirePlan(),
     failFast: mode.kind === "start" ? mode.options.failFast === true : mode.handle.record().options.failFast,
     parallel,
+    ...(recorded.parallelOrder ? { parallelOrder: recorded.parallelOrder } : {}),
     describeStep: (story: number, step: number) => {
       const prepared = state.requireRunner().prepare(state.storyOf(story), step);
       return { specialist: prepared.specialist, tools: prepared.tools };

@@ -28,6 +28,10 @@ export interface PlanOptions {
   skills?: string;
   /** `--harness`: every step worked by this coding agent. */
   harness?: string;
+  /** `--parallel n`: show the waves of a run of n stories at once. */
+  parallel?: number;
+  /** `--parallel-order`: which stories run together. */
+  parallelOrder?: "band" | "deps";
 }
 
 /** The tools a harness is served beside the repertoire: the finishing tools. */
@@ -73,6 +77,19 @@ function printPlan(
   const steps = toRun.reduce((n, s) => n + s.steps.length, 0);
   const skipped = plan.stories.length - toRun.length;
   output.out(`\n${plural(toRun.length, "story", "stories")} to run (${plural(steps, "step")}), ${skipped} skipped`);
+}
+
+/** The waves of `--parallel n`, one line each; and when no two stories run together, why. */
+function printWaves(output: Output, waves: readonly string[][], options: PlanOptions): void {
+  const order = options.parallelOrder ?? "band";
+  output.out(`\nwith --parallel ${options.parallel} (--parallel-order ${order}), in ${plural(waves.length, "wave")}:`);
+  for (const [i, wave] of waves.entries()) output.out(`  wave ${i + 1}: ${wave.join(", ")}`);
+  if (waves.length > 1 && waves.every((w) => w.length === 1))
+    output.out(
+      order === "band"
+        ? "no two stories can run together: each priority band holds one story; --parallel-order deps runs any stories whose dependsOn have passed"
+        : "no two stories can run together: each story dependsOn the one before it",
+    );
 }
 
 /**
@@ -127,6 +144,19 @@ async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, o
       if (harness) step.harness = harness;
     }
   });
+  const waves =
+    (options.parallel ?? 1) > 1
+      ? (await import("@meshflow/runtime/host")).parallelWaves(
+          plan.stories.map((s) => ({
+            id: s.id,
+            priority: s.priority,
+            dependsOn: prd.userStories[s.index]?.dependsOn,
+            skipped: s.skipped,
+          })),
+          options.parallel ?? 1,
+          options.parallelOrder,
+        )
+      : undefined;
   let discovery: PlanDiscovery | undefined;
   if (options.discover) {
     discovery = await discoverPlanTools(file, plan, mcpConfig, options);
@@ -148,11 +178,13 @@ async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, o
           : steps,
       })),
       problems: plan.problems,
+      ...(waves ? { waves } : {}),
       ...(discovery ? { failures: discovery.failures } : {}),
     });
   } else {
     const sources = `routing: ${routing.sources.join(" + ")}; MCP config: ${mcpConfig.file ?? "none found"}`;
     printPlan(output, file, plan, sources, discovery);
+    if (waves) printWaves(output, waves, options);
     if (plan.problems.length) {
       printProblems(output, plan.problems);
       const errors = plan.problems.filter((p) => p.severity === "error").length;

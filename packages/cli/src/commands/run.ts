@@ -19,7 +19,7 @@ import {
   withEnvironment,
 } from "./runDriver.js";
 import type { EnvironmentOptions } from "./runEnvironment.js";
-import { type RunCommandOptions, resumedHooks, runPrds } from "./runPrds.js";
+import { type RunCommandOptions, resumedHooks, resumedWorkspaces, runPrds } from "./runPrds.js";
 
 async function dryRunCommand(file: string, options: RunCommandOptions, parts: RunParts, output: Output) {
   const result = await dryRun(parts, { prdFile: file, stories: options.story });
@@ -118,11 +118,13 @@ export async function resumeCommand(
       const { parts, env: built } = command;
       const view = viewFor(options, output);
       const hooks = await resumedHooks(record, command, options, output);
+      const workspaces = await resumedWorkspaces(record, command);
       const trace = (await processTracing())?.runSink();
       const session = await resumeRun(
         {
           ...parts,
           hooks,
+          ...(workspaces ? { workspaces } : {}),
           ...viewListeners(view),
           ...(trace ? { onEmitted: trace } : {}),
           ...confirmation(options, view),

@@ -19,6 +19,7 @@ import {
   rerunPlan,
   type StoryHooks,
   StoryMemory,
+  type StoryWorkspaces,
   startRun,
 } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
@@ -39,6 +40,7 @@ import {
   withEnvironment,
 } from "./runDriver.js";
 import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js";
+import { type Isolation, isolationOf, storyWorkspaces } from "./runWorktrees.js";
 
 /** Options of `flow run`. */
 export interface RunCommandOptions extends RunFlags, WorkflowFlags {
@@ -46,6 +48,12 @@ export interface RunCommandOptions extends RunFlags, WorkflowFlags {
   failFast?: boolean;
   /** Stories at most in progress at once (default 1). */
   parallel?: number;
+  /** Where stories side by side work (default `worktree` in a git repository). */
+  isolate?: Isolation;
+  /** Which stories run together (default `band`). */
+  parallelOrder?: "band" | "deps";
+  /** The specialist a merge conflict goes to. */
+  resolveConflicts?: string;
   dryRun?: boolean;
   runId?: string;
 }
@@ -229,15 +237,26 @@ async function runOne(
     commit: false,
   };
   const commit = options.commit === true || prdCommit;
-  if (commit && (options.parallel ?? 1) > 1)
+  const parallel = options.parallel ?? 1;
+  const git = await (repository ?? Git.find(dirname(resolvePath(target.file))));
+  const isolation = isolationOf(target.file, parallel, options.isolate, git);
+  if (commit && parallel > 1 && isolation === "none")
     throw new MeshflowError(
       "usage",
-      `${target.file}: --commit commits each story's changed files, which stories side by side would mix; run it without --parallel`,
+      `${target.file}: --commit commits each story's changed files, which stories side by side in one working tree would mix; run it without --parallel or with --isolate worktree`,
     );
-  const git = await (repository ?? Git.find(dirname(resolvePath(target.file))));
+  if (options.resolveConflicts && isolation !== "worktree")
+    throw new MeshflowError(
+      "usage",
+      "--resolve-conflicts resolves the merges of stories in worktrees: give --parallel n (n > 1) in a git repository",
+    );
+  if (parallel > 1 && !git && !options.json)
+    output.err(
+      `flow: warning: ${basename(target.file)} is not in a git repository: stories side by side share one folder, and stories that write files may write over each other`,
+    );
   if ((commit || options.branch) && !git)
     throw new MeshflowError("usage", `${target.file} is not in a git repository: --commit and --branch need one`);
-  if (git && commit && !options.allowDirty) {
+  if (git && commit && !options.allowDirty && isolation === "none") {
     const ours = bookkeeping(git, [...prdFiles, ...target.dependsOn], env.store.root);
     // A re-run's stories left their kept steps' changes uncommitted: those are theirs to commit.
     const latest = new StoryMemory(env.store.root).latest(target.file);
@@ -254,12 +273,14 @@ async function runOne(
     ...(target.dependsOn.length ? { related: target.dependsOn } : {}),
     ...(options.rerunFailed ? { rerunOf: options.rerunFailed } : {}),
   };
-  const hooks = workflowHooks(target.file, workflow, env, git, options, output, target.carried);
+  const hooks = workflowHooks(target.file, workflow, env, git, options, output, target.carried, undefined, isolation);
+  const workspaces = await storyWorkspaces(isolation, git, command, parts);
   const trace = (await processTracing())?.runSink();
   const session = await startRun(
     {
       ...parts,
       hooks,
+      ...(workspaces ? { workspaces } : {}),
       ...viewListeners(view),
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
@@ -278,6 +299,9 @@ async function runOne(
         ...(recorded.builtin ? { builtin: true } : {}),
         models,
         ...(options.callsPerMinute !== undefined ? { callsPerMinute: options.callsPerMinute } : {}),
+        ...(parallel > 1 ? { isolate: isolation } : {}),
+        ...(options.parallelOrder ? { parallelOrder: options.parallelOrder } : {}),
+        ...(options.resolveConflicts ? { resolveConflicts: options.resolveConflicts } : {}),
         workflow,
       },
     },
@@ -298,8 +322,10 @@ function workflowHooks(
   output: Output,
   carried?: Map<string, Map<number, CarriedStep>>,
   resumed?: { runId: string; log: ReadonlyArray<Record<string, unknown>> },
+  isolation: Isolation = "none",
 ): StoryHooks {
   return prdWorkflow({
+    ...(isolation === "worktree" ? { isolated: true } : {}),
     ...(resumed ? { earlierLog: resumed.log, resuming: resumed.runId } : {}),
     prdFile,
     storeRoot: env.store.root,
@@ -339,8 +365,27 @@ export async function resumedHooks(
           }
         })
     : [];
-  return workflowHooks(record.prd, workflow, env, git, options, output, carried, {
-    runId: record.runId,
-    log: earlier,
-  });
+  return workflowHooks(
+    record.prd,
+    workflow,
+    env,
+    git,
+    options,
+    output,
+    carried,
+    { runId: record.runId, log: earlier },
+    record.options.isolate ?? "none",
+  );
+}
+
+/** The story worktrees of a resumed run that recorded `isolate: "worktree"`: the same ones, found again. */
+export async function resumedWorkspaces(
+  record: RunRecord,
+  command: CommandEnvironment,
+): Promise<StoryWorkspaces | undefined> {
+  if (record.options.isolate !== "worktree") return undefined;
+  const git = await Git.find(dirname(record.prd));
+  if (!git)
+    throw new MeshflowError("usage", `${record.prd} is no longer in a git repository: its run worked in worktrees`);
+  return storyWorkspaces("worktree", git, command, command.parts);
 }

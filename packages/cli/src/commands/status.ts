@@ -42,6 +42,11 @@ export async function statusCommand(
     `started ${record.createdAt}, updated ${record.updatedAt}; ${c.passed} passed, ${c.failed} failed, ${c.blocked} blocked, ${c.skipped} skipped${tokens ? `; ${formatTokens(tokens)}` : ""}`,
   );
   printStories(output, stories, terminalColors());
+  const kept = Object.entries(record.worktrees ?? {});
+  if (kept.length) {
+    output.out(`\nworktrees kept (each on its branch flow/${record.runId}/<story>; flow reset removes them):`);
+    for (const [story, dir] of kept) output.out(`  ${story}  ${dir}`);
+  }
   if (status === "interrupted" || status === "aborted") output.out(`\ncontinue it with: flow resume ${record.runId}`);
   return EXIT.ok;
 }

@@ -1,3 +1,4 @@
+import { Option } from "@commander-js/extra-typings";
 import type { PlanOptions } from "../commands/plan.js";
 import {
   agentsOption,
@@ -6,6 +7,7 @@ import {
   maxPrdBytesOption,
   maxPrdStoriesOption,
   mcpConfigOption,
+  positiveInt,
   type Registrar,
   routingOption,
   skillsOption,
@@ -38,6 +40,18 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .option(
       "--harness <name>",
       "show the steps as `flow run --harness <name>` would work them (claude-code, opencode, codex); else the story's harness, the PRD's",
+    )
+    .addOption(
+      new Option(
+        "--parallel <n>",
+        "show the waves of flow run --parallel n: which stories start together (were each to take as long as the others) (default 1: no waves shown)",
+      ).argParser(positiveInt("--parallel")),
+    )
+    .addOption(
+      new Option("--parallel-order <order>", "with --parallel: band (default) or deps, as flow run takes it").choices([
+        "band",
+        "deps",
+      ] as const),
     )
     .addOption(mcpConfigOption())
     .addOption(routingOption())

@@ -48,8 +48,26 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     .addOption(
       new Option(
         "--parallel <n>",
-        "run up to n stories at once, in this process: stories of the same priority that do not dependsOn one another; each story's steps stay in order (default 1; flow resume keeps it; not with --commit)",
+        "run up to n stories at once, in this process: stories of the same priority that do not dependsOn one another (see --parallel-order); each story's steps stay in order; in a git repository each story works in a worktree of its own and merges back when it passed (see --isolate) (default 1; flow resume keeps it)",
       ).argParser(positiveInt("--parallel")),
+    )
+    .addOption(
+      new Option(
+        "--isolate <how>",
+        "with --parallel n > 1: worktree, each story in a git worktree of its own (.flow/worktrees/<runId>/<storyId>, branch flow/<runId>/<storyId>), committed and merged into the run's branch one at a time, its gate run again on the merged tree; none, every story in the one working tree (default: worktree in a git repository; flow resume keeps it)",
+      ).choices(["worktree", "none"] as const),
+    )
+    .addOption(
+      new Option(
+        "--parallel-order <order>",
+        "which stories run together with --parallel: band, stories of one priority that do not dependsOn one another; deps, any story whose dependsOn have passed, whatever its priority (default band; flow resume keeps it)",
+      ).choices(["band", "deps"] as const),
+    )
+    .addOption(
+      new Option(
+        "--resolve-conflicts <specialist>",
+        "with --isolate worktree: a merge conflict goes to this specialist as one more step in the story's worktree (the conflict markers in the files), then the merge is tried again (default: a conflict blocks the story with merge_conflict)",
+      ),
     )
     .option(
       "--dry-run",
@@ -63,7 +81,7 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
     )
     .option(
       "--commit",
-      'commit each story that passed its gate: only the files its steps changed, "<type>: <id> <title>" with a Meshflow-Run trailer (also "git": {"commit": true} in the PRD; default off)',
+      'commit each story that passed its gate: only the files its steps changed, "<type>: <id> <title>" with a Meshflow-Run trailer (also "git": {"commit": true} in the PRD; with --parallel, each story commits in its worktree; default off)',
     )
     .option(
       "--allow-dirty",

@@ -12,7 +12,7 @@ import {
   type TokenCount,
   type ToolDescriptor,
 } from "@meshflow/core";
-import type { CallJournal } from "@meshflow/mcp";
+import type { CallJournal, Executor } from "@meshflow/mcp";
 import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import { Asking } from "../consult/Asking.js";
 import { type ConsultFrame, type ConsultSink, eventSink } from "../consult/ConsultFrame.js";
@@ -59,6 +59,8 @@ export interface StepRunnerDeps {
   consults?: ConsultSink;
   /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
   prdDir?: string;
+  /** The workspace a story works in, when stories are isolated: its executor and PRD folder. */
+  workspaceOf?: (storyId: string) => { executor?: Executor; prdDir: string } | undefined;
   /** Told when the guard refuses a call (it locked): the run pauses (see `CallScope.onGuardStop`). */
   onGuardStop?: (code: ErrorCode, message: string) => void;
 }
@@ -229,6 +231,8 @@ export class StepRunner {
     if (!settings.ok)
       return { ...base, status: "blocked", summary: `${story.id}: ${settings.message}`, calls: [], evidence: [] };
     const { runId, plane, journal, signal } = this.#deps;
+    const workspace = this.#deps.workspaceOf?.(story.id);
+    const prdDir = workspace?.prdDir ?? this.#deps.prdDir;
     const log: CallLog = { seq: 0, evidence: [], unknown: [], writes: [], produced: new WeakMap() };
     const scope: CallScope = {
       runId,
@@ -240,7 +244,7 @@ export class StepRunner {
       repertoire: prepared.repertoire,
       repertoireNames: prepared.repertoireNames,
       plane,
-      executor: plane.executor,
+      executor: workspace?.executor ?? plane.executor,
       journal,
       emit: this.#deps.emit,
       signal,
@@ -265,7 +269,7 @@ export class StepRunner {
       specialist: specialistInfo(specialist),
       // The story's scripted calls are the step's specialist's, never a consulted one's.
       scripted: frame ? [] : (story.calls?.[stepKey(step)] ?? []),
-      ...(this.#deps.prdDir !== undefined ? { prdDir: this.#deps.prdDir } : {}),
+      ...(prdDir !== undefined ? { prdDir } : {}),
       config: settings.config,
       memory,
       notes: { info: notes("info"), warn: notes("warn"), learn: notes("learning") },

@@ -1,4 +1,13 @@
-import type { RunPlan } from "../RunPlan.js";
+/** What {@link StoryOrder} reads of a plan: each story's id, priority and `dependsOn`, in run order. */
+export interface OrderedStories {
+  stories: ReadonlyArray<{ id: string; story: { priority: number; dependsOn?: readonly string[] | undefined } }>;
+}
+
+/**
+ * Which stories may run together (`--parallel-order`): `band`, stories of one priority band that do not
+ * depend on one another; `deps`, any stories that do not depend on one another, whatever their priority.
+ */
+export type ParallelOrder = "band" | "deps";
 
 /** What {@link StoryOrder} needs to know of a story: its priority band and the stories it waits for. */
 interface Ordering {
@@ -9,17 +18,19 @@ interface Ordering {
 
 /**
  * When the next story of a run may start: the stories in progress are all of its priority
- * band, and every story it `dependsOn` that comes before it in run order has finished (a dependency
+ * band (unless the order is `deps`), and every story it `dependsOn` that comes before it in run order has finished (a dependency
  * later in run order cannot have finished first, in a sequential run either, and is not waited for).
  * Each story's ordering is read once from the plan, and only when a story is in progress beside it.
  */
 export class StoryOrder {
-  readonly #plan: () => RunPlan;
+  readonly #plan: () => OrderedStories;
+  readonly #bands: boolean;
   readonly #known = new Map<number, Ordering>();
   #ids: Map<string, number> | undefined;
 
-  constructor(plan: () => RunPlan) {
+  constructor(plan: () => OrderedStories, order: ParallelOrder = "band") {
     this.#plan = plan;
+    this.#bands = order === "band";
   }
 
   #of(index: number): Ordering | undefined {
@@ -50,7 +61,7 @@ export class StoryOrder {
     if (!ordering) return false;
     for (const story of running) {
       if (story === null || story === done) continue;
-      if (this.#of(story)?.priority !== ordering.priority) return false;
+      if (this.#bands && this.#of(story)?.priority !== ordering.priority) return false;
       if (ordering.after.includes(story)) return false;
     }
     return true;

@@ -1,6 +1,6 @@
 import { eventTime, type RunEvent, type StepStatus, sumTokens, type TokenCount } from "@meshflow/core";
 import { assign, enqueueActions, sendTo, setup, spawnChild } from "xstate";
-import { StoryOrder } from "./StoryOrder.js";
+import { type ParallelOrder, StoryOrder } from "./StoryOrder.js";
 import {
   createStoryActor,
   type StepAlert,
@@ -47,6 +47,8 @@ export interface ChiefServices extends StoryServices {
   failFast: boolean;
   /** Stories at most in progress at once (`--parallel n`); default 1, one after another. */
   parallel?: number;
+  /** Which stories may run together (`--parallel-order`); default `band`. */
+  parallelOrder?: ParallelOrder;
 }
 
 /**
@@ -84,7 +86,7 @@ const zero: RunCounts = { passed: 0, failed: 0, blocked: 0, skipped: 0 };
  */
 export function createChiefAnalyst(services: ChiefServices) {
   const parallel = services.parallel ?? 1;
-  const order = new StoryOrder(() => services.plan());
+  const order = new StoryOrder(() => services.plan(), services.parallelOrder);
   const events = storyEvents(services);
   const busy = (context: ChiefContext) => context.actors.reduce<number>((n, story) => (story === null ? n : n + 1), 0);
   /** Whether the next story may start now (there is room, its band and dependencies allow it). */

@@ -33,6 +33,8 @@ export class SessionState {
   unmarked: Unmarked | undefined;
   /** What paused the run (its guard locked), when something did: the run stops, resumable. */
   paused: RunPause | undefined;
+  /** The specialist a merge conflict of an isolated story goes to (`--resolve-conflicts`), if any. */
+  resolveConflicts: string | undefined;
   /** What the run's models have cost (`--max-run-cost`): a resumed run's earlier steps included. */
   readonly runSpent: RunSpent = { costUsd: 0 };
 
@@ -78,6 +80,7 @@ export class SessionState {
       },
       signal: this.controller.signal,
       prdDir: plan.prdDir,
+      ...(deps.workspaces ? { workspaceOf: (id: string) => deps.workspaces?.of(id) } : {}),
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
       ...(deps.models ? { models: deps.models } : {}),
       ...(deps.onModelText ? { onModelText: deps.onModelText } : {}),

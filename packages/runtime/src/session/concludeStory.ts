@@ -2,6 +2,7 @@ import { sumTokens } from "@meshflow/core";
 import type { StoryConcluded } from "../machine/chiefAnalyst.js";
 import type { StoryContext } from "../machine/storyActor.js";
 import { afterStory } from "../workflow/StoryHooks.js";
+import { landStory } from "./landStory.js";
 import type { SessionState } from "./SessionState.js";
 
 /**
@@ -15,7 +16,9 @@ export async function concludeStory(
 ): Promise<StoryConcluded> {
   const planned = state.storyOf(context.story);
   const handle = state.requireHandle();
-  const { storyStatus: status, storySummary: summary, steps, gate } = context;
+  // An isolated story lands in the run's branch first: the outcome recorded is the landed one.
+  const { status, summary, gate, landing } = await landStory(state, context);
+  const { steps } = context;
   handle.writeEvidence(planned.id, {
     runId: handle.runId,
     title: planned.story.title,
@@ -44,6 +47,14 @@ export async function concludeStory(
       summary,
       steps,
       gate,
+      ...(landing
+        ? {
+            isolated: {
+              files: landing.files,
+              ...(landing.commit && landing.message ? { commit: landing.commit, message: landing.message } : {}),
+            },
+          }
+        : {}),
     })),
   );
   if (status === "passed" && gate?.passed) state.marks().mark(planned.id, planned.index);

@@ -5,6 +5,7 @@ import type { ChiefContext } from "../machine/chiefAnalyst.js";
 type RunTallies = Pick<ChiefContext, "counts" | "environment" | "error" | "halt">;
 
 import type { RunSummary } from "../RunDependencies.js";
+import { closeWorkspaces } from "./landStory.js";
 import { type PersistedActor, unexpectedStop } from "./PersistedActor.js";
 import type { SessionState } from "./SessionState.js";
 
@@ -31,11 +32,13 @@ export async function endRun(state: SessionState, persisted: PersistedActor): Pr
           : "passed"
         : "refused";
   const error = status === "refused" ? (state.preflightError ?? unexpectedStop(context)) : undefined;
+  const worktrees = await closeWorkspaces(state, value === "finished");
   if (handle) {
     handle.updateRecord({
       status: status === "refused" ? "failed" : status,
       counts: context.counts,
       unmarked: state.unmarked?.stories,
+      ...(worktrees ? { worktrees } : {}),
     });
     await handle.close();
   }
@@ -85,8 +88,16 @@ export async function endFailed(
   attempt(() => state.deps.onEmitted?.(finished));
   if (h) attempt(() => h.appendEvent(finished));
   attempt(() => state.deps.onEvent?.(finished));
+  const worktrees = await closeWorkspaces(state, false);
   if (h) {
-    attempt(() => h.updateRecord({ status: "failed", counts, unmarked: state.unmarked?.stories }));
+    attempt(() =>
+      h.updateRecord({
+        status: "failed",
+        counts,
+        unmarked: state.unmarked?.stories,
+        ...(worktrees ? { worktrees } : {}),
+      }),
+    );
     await h
       .close()
       .catch((failure: unknown) =>

@@ -1,9 +1,11 @@
-import { type GateResult, runVerify } from "../gate/runVerify.js";
+import { runVerify } from "../gate/runVerify.js";
 import { reusableVerifies } from "../internal/verifiedCommands.js";
 import type { ChiefEvent, StoryConcluded } from "../machine/chiefAnalyst.js";
 import type { StoryContext, StoryEvent, StoryPhase } from "../machine/storyActor.js";
 import { hookedStep } from "../workflow/StoryHooks.js";
+import type { StoryWorkspace } from "../workflow/worktrees/StoryWorkspaces.js";
 import { concludeStory } from "./concludeStory.js";
+import { maskGate } from "./maskGate.js";
 import { openRun } from "./openRun.js";
 import type { SessionMode } from "./SessionMode.js";
 import type { SessionState } from "./SessionState.js";
@@ -33,40 +35,36 @@ export function storyWork(
         outcome: { status: s.status, summary: s.summary, evidence: s.evidence },
       }));
       const planned = state.storyOf(cursor.story);
-      return hookedStep(
-        state.deps.hooks,
-        state.requirePlan(),
-        planned,
-        { runId: state.runId, step: cursor.step, steps },
-        (memory) => state.requireRunner().think(planned, cursor.step, memory),
-      ).then((result) => ({ type: "STEP_DONE", result }));
+      return openWorkspace(state, cursor.story)
+        .then(() =>
+          hookedStep(
+            state.deps.hooks,
+            state.requirePlan(),
+            planned,
+            { runId: state.runId, step: cursor.step, steps },
+            (memory) => state.requireRunner().think(planned, cursor.step, memory),
+          ),
+        )
+        .then((result) => ({ type: "STEP_DONE", result }));
     }
     case "gating":
-      return runVerify(
-        state.storyOf(cursor.story).story.verify ?? [],
-        state.requirePlan().prdDir,
-        state.controller.signal,
-        // Commands a step already ran and passed, with nothing written since, are not run again.
-        reusableVerifies(cursor.steps),
-      ).then((gate) => ({ type: "GATE_DONE", gate: maskGate(gate, state.deps.plane.mask) }));
+      return openWorkspace(state, cursor.story).then((workspace) =>
+        runVerify(
+          state.storyOf(cursor.story).story.verify ?? [],
+          workspace?.prdDir ?? state.requirePlan().prdDir,
+          state.controller.signal,
+          // Commands a step already ran and passed, with nothing written since, are not run again.
+          reusableVerifies(cursor.steps),
+        ).then((gate): StoryEvent => ({ type: "GATE_DONE", gate: maskGate(gate, state.deps.plane.mask) })),
+      );
     case "concluding":
       return concludeStory(state, cursor);
   }
 }
 
-/**
- * The gate's result with the MCP config's secrets masked in the commands' output, where that output
- * enters the run: the summary and tails go on to events, evidence, memory, the progress log and reports.
- */
-function maskGate(gate: GateResult, mask: ((text: string) => string) | undefined): GateResult {
-  if (!mask) return gate;
-  return {
-    ...gate,
-    summary: mask(gate.summary),
-    results: gate.results.map((r) => ({
-      ...r,
-      tail: mask(r.tail),
-      ...(r.error !== undefined ? { error: mask(r.error) } : {}),
-    })),
-  };
+/** The story's own workspace, when stories are isolated (made at its first step, found again on resume). */
+async function openWorkspace(state: SessionState, story: number): Promise<StoryWorkspace | undefined> {
+  const { workspaces } = state.deps;
+  if (!workspaces) return undefined;
+  return workspaces.open(state.runId, state.storyOf(story), state.requirePlan());
 }

@@ -43,6 +43,15 @@ const RunOptionsSchema = z.strictObject({
   failFast: z.boolean(),
   /** Stories at most in progress at once (`--parallel`); absent: one at a time. `flow resume` keeps it. */
   parallel: z.number().int().min(1).optional(),
+  /**
+   * Where stories side by side work (`--isolate`): `worktree`, a git worktree each, merged back one at a
+   * time; `none`, the one working tree. Absent: `none`. `flow resume` keeps it.
+   */
+  isolate: z.enum(["worktree", "none"]).optional(),
+  /** Which stories may run together (`--parallel-order`): `band` (default) or `deps`. */
+  parallelOrder: z.enum(["band", "deps"]).optional(),
+  /** The specialist a merge conflict is given to (`--resolve-conflicts`), if any. */
+  resolveConflicts: z.string().optional(),
   skills: z.string().optional(),
   /** The run used the project's `agents` and `skills` over the built-in specialists and skills. */
   builtin: z.boolean().optional(),
@@ -87,6 +96,11 @@ export const RunRecordSchema = z.strictObject({
    * them): `flow mark` (or `flow resume`) of the run writes them and clears this.
    */
   unmarked: z.array(z.string()).optional(),
+  /**
+   * The worktrees (`--isolate worktree`) the run kept when it ended, by story id: those of stories that
+   * failed, were blocked (a merge conflict) or were still in progress. Merged ones are removed.
+   */
+  worktrees: z.record(z.string(), z.string()).optional(),
 });
 
 /** `run.json` of a run folder. */

@@ -24,6 +24,9 @@ const GIT_GLOBAL = [
   "status.submoduleSummary=false",
 ];
 
+/** Switches the repository's hooks off for one git command. */
+const HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"];
+
 /** What `git status` says of one path, with a digest of its content so a further edit shows. */
 export type TreeState = ReadonlyMap<string, string>;
 
@@ -58,9 +61,48 @@ export class Git {
     return new Git(toplevel, gitDir);
   }
 
+  /**
+   * The linked worktree meshflow made at `dir` (its `.git` file names its folder in the repository),
+   * checked as {@link find} checks a repository, without starting git.
+   */
+  static linked(dir: string): Git {
+    const root = resolve(dir);
+    const named = /^gitdir:\s*(.*?)\s*$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1];
+    const gitDir = named ? resolve(root, named) : "";
+    const problem = checkRepoLocation({ root, toplevel: root, gitDir });
+    if (problem)
+      throw new MeshflowError("repo_unsafe", `${problem}; flow refuses to run git there`, {
+        details: { dir: root, toplevel: root, gitDir },
+      });
+    return new Git(root, gitDir);
+  }
+
   /** `git <args>` in the repository; throws `dependency_missing`/`git_failed` naming the command on failure. */
   async git(args: readonly string[]): Promise<string> {
     return (await run(this.root, [...this.#pinned, ...args], true)) ?? "";
+  }
+
+  /**
+   * `git <args>` for meshflow's own bookkeeping of the repository (worktrees, merges, branches): the
+   * repository's hooks are off (`core.hooksPath=/dev/null`), so its config runs no program of its own
+   * there. Resolves to the output, or undefined when git exits non-zero (a merge that conflicts).
+   */
+  async attempt(args: readonly string[]): Promise<string | undefined> {
+    return run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], false);
+  }
+
+  /**
+   * As {@link attempt}, with git's exit code and output whatever the code (`merge-tree` says what
+   * conflicts on stdout, exiting 1).
+   */
+  async outcome(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+    const outcome = await spawnGit(this.root, [...this.#pinned, ...HOOKS_OFF, ...args]);
+    return { code: outcome.exitCode, stdout: outcome.stdout.text };
+  }
+
+  /** As {@link attempt}, but throws `git_failed` naming the command when git exits non-zero. */
+  async plumbing(args: readonly string[]): Promise<string> {
+    return (await run(this.root, [...this.#pinned, ...HOOKS_OFF, ...args], true)) ?? "";
   }
 
   /** The repository-relative form of `path`, or undefined when it is outside the repository. */
@@ -161,8 +203,8 @@ function gitEnv(): NodeJS.ProcessEnv {
   return { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
 }
 
-async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
-  const outcome = await runProcess("git", [...GIT_GLOBAL, ...args], {
+function spawnGit(cwd: string, args: readonly string[]) {
+  return runProcess("git", [...GIT_GLOBAL, ...args], {
     cwd,
     timeoutMs: TIMEOUT_MS,
     maxOutputBytes: MAX_OUTPUT,
@@ -170,12 +212,16 @@ async function run(cwd: string, args: readonly string[], required: boolean): Pro
     killGraceMs: 1000,
     env: gitEnv(),
   });
+}
+
+async function run(cwd: string, args: readonly string[], required: boolean): Promise<string | undefined> {
+  const outcome = await spawnGit(cwd, args);
   if (outcome.exitCode === 0) return outcome.stdout.text;
   if (!required) return undefined;
   if (outcome.spawnError)
     throw new MeshflowError("dependency_missing", `git could not be started: ${outcome.spawnError.message}`);
   throw new MeshflowError(
     "git_failed",
-    `git ${args.find((a) => !a.startsWith("-")) ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
+    `git ${args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? ""} failed in ${cwd} (exit ${outcome.exitCode ?? outcome.signal}): ${outcome.stderr.text.trim() || outcome.stdout.text.trim()}`,
   );
 }

@@ -24,6 +24,11 @@ export interface ConcludedStory {
   summary: string;
   steps: readonly ConcludedStep[];
   gate: GateResult | undefined;
+  /**
+   * The story worked in a workspace of its own (`--isolate worktree`): the files it changed there, and
+   * its commit on its branch when it made one (merged when the story passed).
+   */
+  isolated?: { files: string[]; commit?: string; message?: string };
 }
 
 /** A passed step an earlier run recorded, kept instead of running it again (`flow run --rerun-failed`). */

@@ -32,6 +32,11 @@ export interface PrdWorkflowOptions {
    * runs again on resume, after the story already changed files).
    */
   resuming?: string;
+  /**
+   * Stories work in worktrees of their own (`--isolate worktree`): the files and commit of a story come
+   * from its worktree (see `ConcludedStory.isolated`), the main tree's state is not read around it.
+   */
+  isolated?: boolean;
   /** Told of each commit made. */
   onCommit?: (commit: StoryCommit) => void;
 }
@@ -118,7 +123,7 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
   const hooks: StoryHooks = {
     async beforeStory(planned, _plan, runId) {
       learnings.delete(planned.id);
-      if (!git) return;
+      if (!git || options.isolated) return;
       try {
         // The tree the last story left is this one's start (only the runtime's own files changed since).
         const kept = options.resuming ? memory.loadStart(prdFile, planned.id, options.resuming) : undefined;
@@ -151,8 +156,8 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
         before.get(story.id) ??
         (git && options.resuming ? memory.loadStart(prdFile, story.id, options.resuming) : undefined);
       before.delete(story.id);
-      let files: string[] = [];
-      if (git && start) {
+      let files: string[] = done.isolated?.files ?? [];
+      if (git && start && !done.isolated) {
         const after = await git.state(ignored);
         // An untracked file that is gone again was someone's temp file, not the story's work.
         files = Git.changed(start, after).filter(
@@ -176,7 +181,12 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       };
       learnings.delete(story.id);
       const passed = done.status === "passed" && done.gate?.passed === true;
-      if (options.commit && passed) {
+      const isolated = done.isolated;
+      if (isolated?.commit) {
+        entry.commit = isolated.commit;
+        if (passed)
+          options.onCommit?.({ storyId: story.id, commit: isolated.commit, message: isolated.message ?? "", files });
+      } else if (options.commit && passed && !isolated) {
         if (!git) warnings.push(`${story.id}: not committed: ${prdFile} is not in a git repository`);
         else if (!start)
           warnings.push(
