@@ -10,7 +10,7 @@ export type {
 export { type EndedRun, type LaunchedRun, RunLauncher } from "./RunLauncher.js";
 
 export type { OverrideRequest, StopRequest } from "./requests.js";
-export type { Route } from "./routes.js";
+export type { Route } from "./routeTypes.js";
 export type { EventNode, JournalStarted, RunTree } from "./runTree.js";
 export {
   type ConsoleOptions,

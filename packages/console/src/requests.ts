@@ -13,3 +13,12 @@ export const StopRequestSchema = z.strictObject({
 });
 /** Body of `POST /api/guard/stop`. */
 export type StopRequest = z.infer<typeof StopRequestSchema>;
+
+/** Body of `POST /api/runs/:runId/approvals`: one decision about a call the page showed. */
+export const ApprovalRequestBodySchema = z.strictObject({
+  key: z.string().min(1),
+  /** The digest of the arguments the page showed: a call that waits with others is refused. */
+  argsDigest: z.string().min(1),
+  approved: z.boolean(),
+  reason: z.string().max(2000).optional(),
+});

@@ -6,6 +6,7 @@ import type { EventNode } from "../../../src/runTree.js";
 import { ApiError, api, duration, plural, timeOfDay, useApi, useLive } from "../api.js";
 import { Disclosure, Loading, Status } from "../components.js";
 import { tokensLabel, turnLabel } from "../usage.js";
+import { ApprovalsPanel, type RunApprovals } from "./ApprovalsPanel.js";
 import { useThrottled } from "./RunsPage.js";
 
 type Results = RunDetail["results"];
@@ -278,7 +279,13 @@ function Story({
 
 /** One run: its header, the Resume and guard-lock buttons, and its story → step → call tree. */
 export function RunPage({ runId }: { runId: string }) {
-  const { data, error, reload } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  const { data, error, reload: reloadRun } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  const approvals = useApi<RunApprovals>(`/api/runs/${encodeURIComponent(runId)}/approvals`);
+  const reloadApprovals = approvals.reload;
+  const reload = useCallback(() => {
+    reloadRun();
+    reloadApprovals();
+  }, [reloadRun, reloadApprovals]);
   const throttled = useThrottled(reload);
   const [note, setNote] = useState<string | undefined>();
   useLive(
@@ -348,6 +355,14 @@ export function RunPage({ runId }: { runId: string }) {
       <p role="status" aria-live="polite">
         {note ?? ""}
       </p>
+      <ApprovalsPanel
+        runId={run.runId}
+        approvals={approvals.data}
+        decided={(text) => {
+          setNote(text);
+          reload();
+        }}
+      />
       <h2>Stories</h2>
       <ol class="tree" aria-label="Stories">
         {tree.stories.map((s) => (
