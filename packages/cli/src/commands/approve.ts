@@ -1,7 +1,9 @@
 import { hostname, userInfo } from "node:os";
+import { MeshflowError } from "@meshflow/core";
 import type { ApprovalBook } from "@meshflow/runtime/host";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
+import { onRedis } from "./onRedis.js";
 
 /** Options of `flow approve`. */
 export interface ApproveOptions {
@@ -9,6 +11,9 @@ export interface ApproveOptions {
   deny?: boolean;
   reason?: string;
   store?: string;
+  /** A queued run's Redis (`flow enqueue`): its approvals are kept there. */
+  redis?: string;
+  redisPrefix: string;
   json?: boolean;
 }
 
@@ -35,16 +40,52 @@ export async function approveCommand(
   keys: readonly string[],
   options: ApproveOptions,
   output: Output,
-  book?: ApprovalBook,
 ): Promise<ExitCode> {
-  const { FileRunStore, decideApprovals } = await import("@meshflow/runtime/host");
+  const { redis } = options;
+  if (redis)
+    return onRedis(redis, () =>
+      onQueuedRun(redis, runId, options, (book) => decide(book, runId, keys, options, output)),
+    );
+  const { FileRunStore } = await import("@meshflow/runtime/host");
   const store = new FileRunStore(options.store);
-  let approvals = book;
-  if (!approvals) {
-    // An unknown run is refused with its own error (run_not_found, with suggestions).
-    await store.read(runId);
-    approvals = store.approvals(runId);
+  // An unknown run is refused with its own error (run_not_found, with suggestions).
+  await store.read(runId);
+  return decide(store.approvals(runId), runId, keys, options, output);
+}
+
+/** With the approvals book of a queued run in Redis (`run_not_found` for a run the board does not know). */
+async function onQueuedRun<T>(
+  url: string,
+  runId: string,
+  options: ApproveOptions,
+  use: (book: ApprovalBook) => Promise<T>,
+): Promise<T> {
+  const { connectRedis, RunQueue } = await import("@meshflow/queue");
+  const redis = await connectRedis(url, { role: "client" });
+  const settings = { prefix: options.redisPrefix };
+  try {
+    const queue = await RunQueue.open({ redis, settings });
+    try {
+      if (!(await queue.board.get(runId)))
+        throw new MeshflowError("run_not_found", `no queued run "${runId}" in Redis (prefix ${options.redisPrefix})`);
+    } finally {
+      await queue.close();
+    }
+    const { queuedApprovals } = await import("../queue/runJobProcessor.js");
+    return await use(queuedApprovals({ redis, settings }, runId));
+  } finally {
+    redis.disconnect();
   }
+}
+
+async function decide(
+  approvals: ApprovalBook,
+  runId: string,
+  keys: readonly string[],
+  options: ApproveOptions,
+  output: Output,
+): Promise<ExitCode> {
+  const { decideApprovals } = await import("@meshflow/runtime/host");
   const decisions = await decideApprovals(approvals, runId, {
     keys,
     ...(options.all ? { all: true } : {}),
@@ -57,7 +98,9 @@ export async function approveCommand(
   else {
     for (const d of decisions) output.out(`${verb} ${d.key}${d.reason ? ` (${d.reason})` : ""}`);
     output.err(
-      `${plural(decisions.length, "call")} ${verb}; the run's waiting process goes on, or continue it with: flow resume ${runId}`,
+      options.redis
+        ? `${plural(decisions.length, "call")} ${verb}; a flow worker takes the queued run up again`
+        : `${plural(decisions.length, "call")} ${verb}; the run's waiting process goes on, or continue it with: flow resume ${runId}`,
     );
   }
   return EXIT.ok;

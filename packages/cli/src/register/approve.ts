@@ -1,5 +1,13 @@
+import { Option } from "@commander-js/extra-typings";
 import type { ApproveOptions } from "../commands/approve.js";
-import { EXIT_CODES_HELP, flags, type Registrar, storeOption } from "./shared.js";
+import {
+  EXIT_CODES_HELP,
+  flags,
+  type Registrar,
+  redisClusterOption,
+  redisPrefixOption,
+  storeOption,
+} from "./shared.js";
 
 /** `flow approve <runId> [<callKey>…]`. */
 export const registerApprove: Registrar = (program, { output, setExit }) => {
@@ -23,6 +31,15 @@ export const registerApprove: Registrar = (program, { output, setExit }) => {
       "why: recorded with the decision, shown in flow status; a denial's reason is the tool's error",
     )
     .addOption(storeOption())
+    .addOption(
+      // No FLOW_REDIS_URL default: a run of this machine's store is decided here unless --redis says otherwise.
+      new Option(
+        "--redis <url>",
+        "a queued run's Redis (flow enqueue): its approvals are kept there, and a flow worker takes it up again once decided",
+      ),
+    )
+    .addOption(redisClusterOption(false))
+    .addOption(redisPrefixOption())
     .option("--json", 'print {"runId", "decisions": [{key, argsDigest, approved, reason, by, time}]}')
     .addHelpText(
       "after",

@@ -57,6 +57,17 @@ export const ApprovalPolicySchema = z.strictObject({
 /** What needs approval in a run. */
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
+/** A policy carried as plain data (a queued run's job), validated: `approvals_invalid` otherwise. */
+export function approvalPolicyOf(value: unknown, where: string): ApprovalPolicy {
+  const parsed = ApprovalPolicySchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new MeshflowError(
+    "approvals_invalid",
+    `${where}: ${formatJsonPath(issue?.path ?? [])}: ${issue?.message ?? "not an approvals policy"}`,
+  );
+}
+
 /**
  * Reads an approvals rules file (YAML or JSON). Absent and not `required`: no rules. Invalid:
  * `approvals_invalid` naming the file and the JSON path of what is wrong.
