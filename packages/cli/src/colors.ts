@@ -35,6 +35,8 @@ export function statusMark(status: string, c: Colors): string {
       return c.dim("–");
     case "running":
       return "…";
+    case "awaiting_approval":
+      return c.yellow("⏸");
     case "pending":
       return " ";
     default:

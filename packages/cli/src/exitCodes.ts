@@ -14,6 +14,11 @@ export const EXIT = {
   usage: 2,
   /** The environment is not usable: a server or Redis is unreachable. */
   environment: 3,
+  /**
+   * A run paused because every story that could go on waits for a person's approval of a call
+   * (`approval_required`): decide with `flow approve <runId>`, continue with `flow resume <runId>`.
+   */
+  paused: 4,
   /** A run stopped by Ctrl-C (SIGINT) or SIGTERM: resumable with `flow resume`. 128 + SIGINT, as shells do. */
   interrupted: 130,
 } as const;
@@ -29,6 +34,7 @@ const USAGE: ReadonlySet<ErrorCode> = new Set([
   "toolset_unknown",
   "cassette_invalid",
   "prices_invalid",
+  "approvals_invalid",
   "tree_dirty",
 ]);
 const ENVIRONMENT: ReadonlySet<ErrorCode> = new Set([

@@ -1,6 +1,7 @@
 import { Command, CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { EXIT, type ExitCode, exitCodeFor } from "./exitCodes.js";
 import { type Output, processOutput } from "./output.js";
+import { registerApprove } from "./register/approve.js";
 import { registerConsole } from "./register/console.js";
 import { registerDashboard } from "./register/dashboard.js";
 import { registerDiagnose } from "./register/diagnose.js";
@@ -40,6 +41,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerPrd,
   registerRun,
   registerResume,
+  registerApprove,
   registerReset,
   registerMark,
   registerStatus,

@@ -10,7 +10,7 @@ export type {
 } from "./RunCatalog.js";
 export { type EndedRun, type LaunchedRun, RunLauncher, type RunStart } from "./RunLauncher.js";
 export type { OverrideRequest, StartRunRequest, StopRequest } from "./requests.js";
-export type { Route } from "./routes.js";
+export type { Route } from "./routeTypes.js";
 export type { EventNode, JournalStarted, RunTree } from "./runTree.js";
 export {
   type ConsoleOptions,

@@ -35,3 +35,12 @@ export const StartRunRequestSchema = z.strictObject({
 });
 /** Body of `POST /api/runs`. */
 export type StartRunRequest = z.infer<typeof StartRunRequestSchema>;
+
+/** Body of `POST /api/runs/:runId/approvals`: one decision about a call the page showed. */
+export const ApprovalRequestBodySchema = z.strictObject({
+  key: z.string().min(1),
+  /** The digest of the arguments the page showed: a call that waits with others is refused. */
+  argsDigest: z.string().min(1),
+  approved: z.boolean(),
+  reason: z.string().max(2000).optional(),
+});

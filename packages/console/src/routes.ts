@@ -1,62 +1,13 @@
 import { writeFileSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { MeshflowError, type RunEvent } from "@meshflow/core";
 import type { Guard } from "@meshflow/mcp";
+import { APPROVAL_ROUTES } from "./approvalRoutes.js";
 import { readJsonBody, sendJson } from "./internal/http.js";
 import { listProjectPrds, projectPrd } from "./projectPrds.js";
-import type { QueueView } from "./QueueView.js";
-import type { RunCatalog } from "./RunCatalog.js";
-import type { RunLauncher } from "./RunLauncher.js";
-import type { RunWatcher } from "./RunWatcher.js";
 import { OverrideRequestSchema, StartRunRequestSchema, StopRequestSchema } from "./requests.js";
-import type { ToolsSource } from "./ToolsSource.js";
+import { parseBody, type Route } from "./routeTypes.js";
 import { toolLatency } from "./toolLatency.js";
 import { writeOverride } from "./writeOverride.js";
-
-/** What the routes work with. */
-export interface RouteContext {
-  catalog: RunCatalog;
-  watcher: RunWatcher;
-  guard: Guard;
-  launcher?: RunLauncher | undefined;
-  queue?: QueueView | undefined;
-  tools?: ToolsSource | undefined;
-  /** Runs (newest first) the health page's latencies are computed over. */
-  healthRuns: number;
-  info: Record<string, unknown>;
-}
-
-/** One JSON API route: method, path pattern (`:name` segments) and handler. */
-export interface Route {
-  name: string;
-  method: "GET" | "POST" | "PUT";
-  path: string;
-  handle(
-    ctx: RouteContext,
-    params: Record<string, string>,
-    req: IncomingMessage,
-    res: ServerResponse,
-    query: URLSearchParams,
-  ): Promise<void>;
-}
-
-function parse<T>(
-  schema: {
-    safeParse(
-      v: unknown,
-    ):
-      | { success: true; data: T }
-      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
-  },
-  body: unknown,
-  where: string,
-): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = issue?.path.length ? issue.path.map(String).join(".") : "(body)";
-  throw new MeshflowError("usage", `${where}: ${path}: ${issue?.message ?? "invalid"}`);
-}
 
 function notConfigured(what: string, how: string): MeshflowError {
   return new MeshflowError("usage", `${what} is not configured: start flow console ${how}`);
@@ -97,7 +48,7 @@ const ROUTES: readonly Route[] = [
     method: "POST",
     path: "/api/runs",
     async handle(ctx, _p, req, res) {
-      const body = parse(StartRunRequestSchema, await readJsonBody(req), "POST /api/runs");
+      const body = parseBody(StartRunRequestSchema, await readJsonBody(req), "POST /api/runs");
       if (!ctx.launcher) throw notConfigured("starting runs", "from the flow command line");
       assertUnlocked(ctx.guard);
       const prd = projectPrd(ctx.launcher.cwd, body.prd);
@@ -153,7 +104,7 @@ const ROUTES: readonly Route[] = [
     method: "POST",
     path: "/api/runs/:runId/stop",
     async handle(ctx, params, req, res) {
-      const body = parse(StopRequestSchema, await readJsonBody(req), "POST /api/runs/:runId/stop");
+      const body = parseBody(StopRequestSchema, await readJsonBody(req), "POST /api/runs/:runId/stop");
       const { run } = await ctx.catalog.get(params.runId ?? "");
       if (run.status !== "running")
         throw new MeshflowError("usage", `run ${run.runId} is not running (${run.status}); nothing to stop`);
@@ -195,7 +146,7 @@ const ROUTES: readonly Route[] = [
     method: "PUT",
     path: "/api/tools/:tool/capabilities",
     async handle(ctx, params, req, res) {
-      const body = parse(OverrideRequestSchema, await readJsonBody(req), "PUT /api/tools/:tool/capabilities");
+      const body = parseBody(OverrideRequestSchema, await readJsonBody(req), "PUT /api/tools/:tool/capabilities");
       if (!ctx.tools) throw notConfigured("tool discovery", "where an MCP config is found (--mcp-config)");
       const view = await ctx.tools.tools();
       const tool = params.tool ?? "";
@@ -257,7 +208,7 @@ const ROUTES: readonly Route[] = [
     method: "POST",
     path: "/api/guard/stop",
     async handle(ctx, _p, req, res) {
-      const body = parse(StopRequestSchema, await readJsonBody(req), "POST /api/guard/stop");
+      const body = parseBody(StopRequestSchema, await readJsonBody(req), "POST /api/guard/stop");
       ctx.guard.emergencyStop(body.reason);
       const interrupted = ctx.launcher?.interruptAll() ?? [];
       ctx.watcher.broadcast("console", { changed: "guard" });
@@ -276,6 +227,7 @@ const ROUTES: readonly Route[] = [
       sendJson(res, 200, { guard: ctx.guard.state(), wasLocked: was.locked });
     },
   },
+  ...APPROVAL_ROUTES,
 ];
 
 /** The route and its parameters for a method and path, or undefined. */

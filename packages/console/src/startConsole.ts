@@ -9,7 +9,8 @@ import { QueueView } from "./QueueView.js";
 import { RunCatalog } from "./RunCatalog.js";
 import type { RunLauncher } from "./RunLauncher.js";
 import { DEFAULT_WATCH_INTERVAL_MS, RunWatcher } from "./RunWatcher.js";
-import { matchRoute, type RouteContext } from "./routes.js";
+import { matchRoute } from "./routes.js";
+import type { RouteContext } from "./routeTypes.js";
 import type { ToolsSource } from "./ToolsSource.js";
 
 /** The port `flow console` listens on unless told otherwise. */

@@ -21,6 +21,7 @@ import {
 } from "@meshflow/mcp/server";
 import { RunEnvironment } from "@meshflow/runtime/host";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { approvalTools } from "./ownTools/approvalTools.js";
 import { diagnoseTool, type ServeInfo } from "./ownTools/diagnoseTool.js";
 import { planTools } from "./ownTools/planTools.js";
 import { runTools } from "./ownTools/runTools.js";
@@ -127,7 +128,9 @@ export class Gateway {
     const runs = options.runs ? runEnvironment(options.runs, guard) : undefined;
     gateway.runEnvironment = runs?.env;
     const core: ServedTool[] = [
-      ...(runs ? [...runTools({ ...runs, tracker: gateway.runs }), ...planTools(runs, hub)] : []),
+      ...(runs
+        ? [...runTools({ ...runs, tracker: gateway.runs }), ...approvalTools(runs.env.store), ...planTools(runs, hub)]
+        : []),
       diagnoseTool({
         hub,
         serve: () => ({

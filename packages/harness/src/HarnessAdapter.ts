@@ -26,6 +26,11 @@ export interface HarnessLaunch {
   configDir: string;
   /** `--harness-builtin-tools`: the program's own tools stay on. */
   builtinTools: boolean;
+  /**
+   * With its own tools on and the run asking for approvals: the step server's tool that answers the
+   * program's permission prompts (Claude Code's `--permission-prompt-tool`) through the run's approvals.
+   */
+  permissionPromptTool?: string;
 }
 
 /** How to start the program: argv (no shell), extra environment, files to write into `configDir`. */

@@ -52,6 +52,41 @@ export interface HarnessModelOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The step server's answer to a program's permission prompts (Claude Code's `--permission-prompt-tool`
+ * protocol: `{tool_name, input}` in, `{"behavior": "allow", "updatedInput"}` or `{"behavior": "deny",
+ * "message"}` as the result's text).
+ */
+const PERMISSION_PROMPT = {
+  name: "approve_own_tool",
+  description:
+    "meshflow's permission prompt for the program's own tools: a person decides through meshflow's approvals (flow approve).",
+  inputSchema: {
+    type: "object",
+    properties: { tool_name: { type: "string" }, input: { type: "object" }, tool_use_id: { type: "string" } },
+    required: ["tool_name", "input"],
+  },
+  annotations: { readOnlyHint: true },
+};
+
+/** Asks the run's approvals about a permission prompt and answers in the program's protocol. */
+async function permissionAnswer(
+  program: string,
+  args: Record<string, unknown>,
+  approve: NonNullable<ModelStepIO["approveOwnTool"]>,
+): Promise<ToolResult> {
+  const tool = typeof args.tool_name === "string" ? args.tool_name : "unknown";
+  const input =
+    typeof args.input === "object" && args.input !== null && !Array.isArray(args.input)
+      ? (args.input as Record<string, unknown>)
+      : {};
+  const verdict = await approve(program, tool, input);
+  const answer = verdict.allow
+    ? { behavior: "allow", updatedInput: input }
+    : { behavior: "deny", message: verdict.reason };
+  return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+}
+
 const STATUS_OF: Record<FinishingTool, StepStatus> = {
   step_pass: "passed",
   step_fail: "failed",
@@ -147,7 +182,11 @@ export class HarnessModel implements StepModel {
     const overBudget = this.#overBudget(spent, 0, io.runSpent);
     if (overBudget) return stop("blocked", "budget_exhausted", overBudget);
 
-    const { tools, qualified } = offeredTools(task);
+    const offered = offeredTools(task);
+    const { qualified } = offered;
+    // Its own tools on and the run asking for approvals: its permission prompts are meshflow's.
+    const approveOwn = options.builtinTools ? io.approveOwnTool : undefined;
+    const tools = approveOwn ? [...offered.tools, PERMISSION_PROMPT] : offered.tools;
     let finish: Finish | undefined;
     /** The calls asked for since the last journaled turn: journaled with the next one. */
     const asked: Array<{ id: string; name: string; input: Record<string, unknown> }> = [];
@@ -161,6 +200,7 @@ export class HarnessModel implements StepModel {
           content: [{ type: "text", text: `recorded: ${name}. meshflow checks this claim; end your work now.` }],
         };
       }
+      if (approveOwn && name === PERMISSION_PROMPT.name) return permissionAnswer(adapter.name, args, approveOwn);
       const tool = qualified.get(name) ?? name;
       asked.push({ id: String(asked.length + 1), name: tool, input: args });
       const result = await io.call(tool, args, { byContent: true });
@@ -182,6 +222,7 @@ export class HarnessModel implements StepModel {
         ...(report.session ? { session: report.session } : {}),
         configDir,
         builtinTools: options.builtinTools,
+        ...(approveOwn ? { permissionPromptTool: PERMISSION_PROMPT.name } : {}),
       });
       for (const [file, content] of Object.entries(command.files ?? {}))
         writeFileSync(join(configDir, file), content, { mode: 0o600, flag: "wx" });

@@ -79,6 +79,9 @@ const RETRY_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "redis_unavailable",
 ]);
 
+/** How long a run that waits for approvals stays delayed before a worker looks at its decisions again. */
+const APPROVAL_RECHECK_MS = 1_000;
+
 const emptyCounts = (): QueuedRunCounts => ({ passed: 0, failed: 0, blocked: 0, skipped: 0 });
 
 /** How long a forced stop waits for BullMQ to drop its connections. */
@@ -243,6 +246,15 @@ export class QueueWorker {
         }
         await this.#recordFailure(job, data, failure.message);
         throw new UnrecoverableError(failure.message);
+      }
+      if (outcome.status === "awaiting_approval") {
+        // Nobody can go on with the run until a person decides: it waits in the queue (delayed), and
+        // the worker that takes it up next looks at the decisions before it runs anything.
+        const reason = `waiting for approval: ${outcome.waiting ?? "calls of the run"}; decide with: flow approve --redis <url> ${data.runId}`;
+        await this.#board.requeued(data.runId, reason);
+        this.#options.onEvent?.({ type: "run.requeued", runId: data.runId, job: String(job.id), reason });
+        await job.moveToDelayed(Date.now() + APPROVAL_RECHECK_MS, token);
+        throw new DelayedError();
       }
       if (outcome.status === "aborted")
         return await giveBack(

@@ -21,7 +21,7 @@ const QueuedStepSchema = z.object({
 /** One story of a queued run: its outcome, steps and gate, and the PRD note for a passed story. */
 export const QueuedStorySchema = z.object({
   id: z.string(),
-  status: z.enum(["pending", "running", "passed", "failed", "blocked", "skipped"]),
+  status: z.enum(["pending", "running", "awaiting_approval", "passed", "failed", "blocked", "skipped"]),
   summary: z.string(),
   steps: z.array(QueuedStepSchema),
   gate: z.object({ passed: z.boolean(), summary: z.string() }).optional(),

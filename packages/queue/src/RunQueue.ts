@@ -33,6 +33,8 @@ export interface EnqueueRequest {
   parallel?: number;
   /** W3C `traceparent` of the enqueuer's span: the run's spans on a worker become its children. */
   traceparent?: string;
+  /** `flow enqueue --approve`/`--approvals`: what waits for a person's approval (the runtime's policy). */
+  approvals?: Record<string, unknown>;
 }
 
 /** What enqueuing did. */
@@ -74,6 +76,7 @@ export function enqueueDigest(request: EnqueueRequest): string {
     // Absent from older digests' keys: a run without a harness keeps the digest it always had.
     ...(request.harness ? { harness: request.harness } : {}),
     ...(request.parallel && request.parallel > 1 ? { parallel: request.parallel } : {}),
+    ...(request.approvals ? { approvals: request.approvals } : {}),
   };
   return digestOf(key);
 }
@@ -171,6 +174,7 @@ export class RunQueue {
       ...(request.harness ? { harness: request.harness } : {}),
       ...(request.parallel && request.parallel > 1 ? { parallel: request.parallel } : {}),
       ...(request.traceparent ? { traceparent: request.traceparent } : {}),
+      ...(request.approvals ? { approvals: request.approvals } : {}),
     };
     const retry = { attempts: 3, backoff: { type: "exponential", delay: 2_000 } };
     const keep = { removeOnComplete: s.runsCompleted, removeOnFail: s.runsFailed };

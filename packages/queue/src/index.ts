@@ -39,6 +39,7 @@ export {
   RUNS_QUEUE,
 } from "./QueueSettings.js";
 export { defaultWorkerName, QueueWorker, type QueueWorkerOptions, type WorkerEvent } from "./QueueWorker.js";
+export { RedisApprovalLines } from "./RedisApprovalLines.js";
 export { RedisCallJournal } from "./RedisCallJournal.js";
 export { type RedisCacheOptions, RedisClassificationCache } from "./RedisClassificationCache.js";
 export type { RedisClient } from "./RedisClient.js";

@@ -31,6 +31,11 @@ export const RunJobDataSchema = z.object({
   harness: z.string().optional(),
   /** `flow enqueue --parallel`: stories at most in progress at once (the runtime's `parallel`); absent: one. */
   parallel: z.number().int().min(1).optional(),
+  /**
+   * `flow enqueue --approve`/`--approvals`: the approvals policy of the run (validated by the runtime
+   * where it runs); its pending approvals are kept in Redis.
+   */
+  approvals: z.record(z.string(), z.unknown()).optional(),
   /** W3C `traceparent` of the span that queued the run (`flow enqueue`), when traces are exported. */
   traceparent: z.string().optional(),
 });
@@ -56,9 +61,15 @@ export interface RunJobContext {
   board: RunBoard;
 }
 
-/** How a run job ended. `aborted`: it stopped because the worker drains; another worker continues it. */
+/**
+ * How a run job ended. `aborted`: it stopped because the worker drains; another worker continues it.
+ * `awaiting_approval`: every story in flight waits for a person's approval (kept in Redis); the job
+ * waits in the queue and a worker takes it up again once the calls are decided.
+ */
 export interface RunJobOutcome {
-  status: "passed" | "failed" | "aborted";
+  status: "passed" | "failed" | "aborted" | "awaiting_approval";
+  /** With `awaiting_approval`: what waits, for the run board. */
+  waiting?: string;
   counts: QueuedRunCounts;
   stories: QueuedStoryReport[];
 }

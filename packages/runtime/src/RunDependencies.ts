@@ -7,6 +7,7 @@ import type {
   RoutingTable,
   RunEvent,
 } from "@meshflow/core";
+import type { ApprovalPolicy } from "./approvals/ApprovalPolicy.js";
 import type { ConfirmDestructive } from "./ConfirmDestructive.js";
 import type { RunCounts } from "./machine/chiefAnalyst.js";
 import type { Unmarked } from "./session/PassMarks.js";
@@ -51,6 +52,12 @@ export interface RunDependencies {
   onModelWait?: (wait: ModelWait) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
+  /**
+   * Which calls wait for a person's approval (`--approve`, the approvals rules) and how long this
+   * process waits for a decision (`--wait-for-approval`, ms; `Infinity`: until decided; absent or 0:
+   * the run pauses once every story in flight waits). Absent: no call needs approval.
+   */
+  approvals?: { policy: ApprovalPolicy; waitMs?: number };
   /** The run's models: stories with a model (`--model`, `model` fields, `FLOW_MODEL`) get `ctx.model`. */
   models?: ModelCatalog;
   /** The PRD workflow around each story (progress log, story memory, commits, re-runs). */
@@ -104,10 +111,15 @@ export interface RunSummary {
   location?: string;
 }
 
-/** Why a run paused: its guard locked, with the guard's reason (which says how to lift it). */
+/**
+ * Why a run paused: its guard locked, with the guard's reason (which says how to lift it), or every
+ * story in flight waits for a person's approval (`approval_required`, with the calls that wait).
+ */
 export interface RunPause {
-  code: "guard_locked" | "rate_limit_exceeded";
+  code: "guard_locked" | "rate_limit_exceeded" | "approval_required";
   reason: string;
+  /** The calls waiting for approval (`approval_required` only). */
+  pending?: Array<{ key: string; storyId: string; tool: string; rule: string }>;
 }
 
 /** A run in progress. */

@@ -4,6 +4,12 @@
  * gate and write-back, the PRD workflow. Agent developers need only `@meshflow/runtime`.
  */
 
+export type { ApprovalBook, ApprovalDecision, ApprovalRequest } from "./approvals/ApprovalBook.js";
+export { approvalLedger } from "./approvals/ApprovalBook.js";
+export type { ApprovalPolicy, ApproveMode } from "./approvals/ApprovalPolicy.js";
+export { approvalPolicyOf, approvalReason, readApprovalRules } from "./approvals/ApprovalPolicy.js";
+export { approvalBookOver } from "./approvals/approvalBookOver.js";
+export { decideApprovals } from "./approvals/decideApprovals.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";

@@ -13,10 +13,11 @@ import type { EnqueueRequest, QueuedRun, RunQueue } from "@meshflow/queue";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
 import { processTracing } from "../tracing.js";
+import { type ApprovalFlags, approvalPolicy } from "./approvalSettings.js";
 import { onRedis } from "./onRedis.js";
 
 /** Options of `flow enqueue`. */
-export interface EnqueueOptions {
+export interface EnqueueOptions extends Omit<ApprovalFlags, "store"> {
   redis?: string;
   redisPrefix: string;
   perStory?: boolean;
@@ -48,6 +49,8 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
   const routing = loadRoutingTable();
   const planned: Planned[] = [];
   const problems: string[] = [];
+  const approvals = approvalPolicy(options);
+  const asks = approvals.approve !== "none" || approvals.rules.length > 0;
   for (const file of files) {
     const loaded = await loadPrdFile(file, { routing });
     if (!loaded.prd || hasErrors(loaded.problems)) {
@@ -83,6 +86,7 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
         ...(options.parallel && options.parallel > 1 ? { parallel: options.parallel } : {}),
         ...(options.model ? { model: options.model } : {}),
         ...(options.harness ? { harness: options.harness } : {}),
+        ...(asks ? { approvals: { ...approvals } } : {}),
       },
     });
   }

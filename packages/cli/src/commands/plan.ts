@@ -10,6 +10,8 @@ import {
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, plural, printJson } from "../output.js";
 import { printProblems } from "../printProblems.js";
+import { approvalPolicy } from "./approvalSettings.js";
+import { type CallApproval, planApprovals } from "./planApprovals.js";
 import { discoverPlanTools, type PlanDiscovery, type StepTools, stepId } from "./planDiscover.js";
 import { commandRouting, knownSpecialists } from "./prdInput.js";
 import { prdTargets } from "./prdTargets.js";
@@ -32,6 +34,9 @@ export interface PlanOptions {
   parallel?: number;
   /** `--parallel-order`: which stories run together. */
   parallelOrder?: "band" | "deps";
+  /** `--approve` and `--approvals`: which scripted calls would wait for approval. */
+  approve?: "none" | "destructive" | "all";
+  approvals?: string;
 }
 
 /** The tools a harness is served beside the repertoire: the finishing tools. */
@@ -50,12 +55,25 @@ function printStepTools(output: Output, tools: StepTools | undefined, harness: s
   if (harness) output.out(`${indent}served to ${harness}: ${[...tools.names, ...FINISHING_TOOLS].join(", ")}`);
 }
 
+/** The scripted calls of a step that would wait for a person's approval. */
+function printApprovals(output: Output, calls: readonly CallApproval[] | undefined): void {
+  for (const c of calls ?? []) {
+    if (c.needs === "no") continue;
+    const why =
+      c.needs === "yes"
+        ? `needs approval (${c.reason})`
+        : "needs approval if the tool is destructive or has the rule's capability (see it with --discover)";
+    output.out(`${" ".repeat(8)}call ${c.call} ${c.tool} ${why}`);
+  }
+}
+
 function printPlan(
   output: Output,
   file: string,
   plan: Plan,
   sources: string,
   discovery: PlanDiscovery | undefined,
+  approvals: ReadonlyMap<string, CallApproval[]>,
 ): void {
   output.out(`Plan for ${file} (${sources})`);
   for (const story of plan.stories) {
@@ -71,6 +89,7 @@ function printPlan(
       );
       if (rest.length) output.out(`${" ".repeat(8)}${rest.join(": ")}`);
       printStepTools(output, discovery?.steps.get(stepId(story.id, step.step)), step.harness);
+      printApprovals(output, approvals.get(stepId(story.id, step.step)));
     }
   }
   const toRun = plan.stories.filter((s) => !s.skipped);
@@ -163,6 +182,7 @@ async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, o
     plan.problems.push(...discovery.problems);
   }
   const failed = hasErrors(plan.problems);
+  const approvals = planApprovals(prd, plan, approvalPolicy(options), discovery?.tools);
   if (options.json) {
     print({
       file,
@@ -173,9 +193,11 @@ async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, o
         title,
         priority,
         skipped,
-        steps: discovery
-          ? steps.map((step) => ({ ...step, tools: discovery.steps.get(stepId(id, step.step)) ?? null }))
-          : steps,
+        steps: steps.map((step) => ({
+          ...step,
+          ...(discovery ? { tools: discovery.steps.get(stepId(id, step.step)) ?? null } : {}),
+          ...(approvals.has(stepId(id, step.step)) ? { approvals: approvals.get(stepId(id, step.step)) } : {}),
+        })),
       })),
       problems: plan.problems,
       ...(waves ? { waves } : {}),
@@ -183,7 +205,7 @@ async function planOne(file: string, options: PlanOptions, inputs: PlanInputs, o
     });
   } else {
     const sources = `routing: ${routing.sources.join(" + ")}; MCP config: ${mcpConfig.file ?? "none found"}`;
-    printPlan(output, file, plan, sources, discovery);
+    printPlan(output, file, plan, sources, discovery, approvals);
     if (waves) printWaves(output, waves, options);
     if (plan.problems.length) {
       printProblems(output, plan.problems);

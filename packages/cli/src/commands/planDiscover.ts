@@ -1,4 +1,4 @@
-import { formatJsonPath, type McpConfig, type Plan, type Problem, stepKey } from "@meshflow/core";
+import { formatJsonPath, type McpConfig, type Plan, type Problem, stepKey, type ToolDescriptor } from "@meshflow/core";
 import type { ServerFailure } from "@meshflow/mcp";
 import { createPool, withPool } from "../mcpSetup.js";
 
@@ -25,6 +25,8 @@ export interface PlanDiscovery {
   steps: Map<string, StepTools>;
   failures: ServerFailure[];
   problems: Problem[];
+  /** Every discovered tool, and its capability ids (for which calls need approval). */
+  tools: { descriptors: Map<string, ToolDescriptor>; capabilities: Map<string, readonly string[]> };
 }
 
 /** The key of a step in {@link PlanDiscovery.steps}. */
@@ -58,6 +60,7 @@ export async function discoverPlanTools(
   const specialists = await loadSpecialists(agents.paths, agents);
   const skillsDir = resolveSkillsDir(options.skills);
   const steps = new Map<string, StepTools>();
+  const tools = { descriptors: new Map<string, ToolDescriptor>(), capabilities: new Map<string, readonly string[]>() };
   const pool = await createPool(mcpConfig);
   const failures = await withPool(pool, async (p) => {
     const found = await p.discover([...wanted]);
@@ -65,6 +68,10 @@ export async function discoverPlanTools(
     const plane = await createToolPlane({ mcpConfig, clientPool: p, ...(skillsDir ? { skillsDir } : {}) });
     try {
       await plane.discover([...new Set(found.tools.map((t) => t.server))]);
+      for (const t of found.tools) {
+        tools.descriptors.set(t.qualifiedName, t);
+        tools.capabilities.set(t.qualifiedName, plane.capabilities?.(t.qualifiedName) ?? []);
+      }
       for (const story of plan.stories) {
         if (story.skipped) continue;
         for (const step of story.steps) {
@@ -104,5 +111,5 @@ export async function discoverPlanTools(
           });
       });
   }
-  return { steps, failures, problems };
+  return { steps, failures, problems, tools };
 }

@@ -4,6 +4,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import { coded, type Output, printJson } from "../output.js";
 import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
+import { approvalDeps } from "./approvalSettings.js";
 import { printMarks } from "./mark.js";
 import { type CassetteFlags, type ModelFlags, modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
@@ -128,6 +129,7 @@ export async function resumeCommand(
           ...viewListeners(view),
           ...(trace ? { onEmitted: trace } : {}),
           ...confirmation(options, view),
+          ...approvalDeps(record.options.approvals, options.waitForApproval),
         },
         runId,
       );

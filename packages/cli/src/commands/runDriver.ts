@@ -41,6 +41,8 @@ export interface RunFlags extends ModelFlags, CassetteFlags {
   json?: boolean;
   /** Ask before each destructive call (on a terminal; refuse them off one). */
   confirmDestructive?: boolean;
+  /** `--wait-for-approval [duration]`: ms, or true (until decided). */
+  waitForApproval?: number | true;
 }
 
 /** How a run's events are shown: `--json` lines, a live tree on a terminal, or plain lines. */
@@ -195,6 +197,10 @@ function outcome(summary: RunSummary, options: { json?: boolean }, output: Outpu
     output.err(`flow: ${problems.length ? `${problems.length} problem(s); nothing was run` : summary.error.message}`);
     return exitCodeFor(summary.error.code);
   }
+  if (summary.status === "aborted" && summary.paused?.code === "approval_required") {
+    output.err(approvalMessage(summary.runId ?? "", summary.paused));
+    return EXIT.paused;
+  }
   if (summary.status === "aborted" && summary.paused) {
     output.err(pausedMessage(summary.runId ?? "", summary.paused));
     return EXIT.interrupted;
@@ -207,6 +213,16 @@ function outcome(summary: RunSummary, options: { json?: boolean }, output: Outpu
   if (summary.halt) output.err(`flow: the run stopped before its remaining stories: ${summary.halt}`);
   if (summary.environment) return EXIT.environment;
   return summary.status === "passed" ? EXIT.ok : EXIT.failure;
+}
+
+/** What a run paused for approvals says: the calls that wait, and how to decide and continue. */
+function approvalMessage(runId: string, paused: NonNullable<RunSummary["paused"]>): string {
+  const calls = (paused.pending ?? []).map((p) => `\n  ${p.key}  ${p.storyId}: ${p.tool} (${p.rule})`).join("");
+  return (
+    `run ${runId} paused: every story in flight waits for a person's approval; no story failed because of it${calls}\n` +
+    `decide with: flow approve ${runId} <callKey>… | --all [--deny --reason <text>]\n` +
+    `then continue it with: flow resume ${runId}`
+  );
 }
 
 /**

@@ -26,6 +26,7 @@ import { EXIT, type ExitCode } from "../exitCodes.js";
 import type { Output } from "../output.js";
 import { tuneV8ForRun } from "../runV8Flags.js";
 import { processTracing } from "../tracing.js";
+import { type ApprovalFlags, approvalDeps, approvalPolicy } from "./approvalSettings.js";
 import { modelSettings } from "./modelSettings.js";
 import { prdServers } from "./prdServers.js";
 import {
@@ -43,7 +44,7 @@ import type { CommandEnvironment, EnvironmentOptions } from "./runEnvironment.js
 import { type Isolation, isolationOf, storyWorkspaces } from "./runWorktrees.js";
 
 /** Options of `flow run`. */
-export interface RunCommandOptions extends RunFlags, WorkflowFlags {
+export interface RunCommandOptions extends RunFlags, WorkflowFlags, ApprovalFlags {
   story?: string[];
   failFast?: boolean;
   /** Stories at most in progress at once (default 1). */
@@ -84,7 +85,8 @@ interface Target {
 
 /** Worse exit codes win: interrupted, environment, failure, usage, ok. */
 function worse(a: ExitCode, b: ExitCode): ExitCode {
-  const rank = (c: ExitCode) => [EXIT.ok, EXIT.usage, EXIT.failure, EXIT.environment, EXIT.interrupted].indexOf(c);
+  const rank = (c: ExitCode) =>
+    [EXIT.ok, EXIT.usage, EXIT.failure, EXIT.environment, EXIT.paused, EXIT.interrupted].indexOf(c);
   return rank(b) > rank(a) ? b : a;
 }
 
@@ -187,7 +189,8 @@ export async function runPrds(
       );
       code = worse(code, ran.code);
       remaining -= ran.stories;
-      if (ran.code === EXIT.interrupted || (options.failFast && ran.code !== EXIT.ok)) break;
+      if (ran.code === EXIT.interrupted || ran.code === EXIT.paused || (options.failFast && ran.code !== EXIT.ok))
+        break;
     }
     if (left.length && !options.json) {
       output.err(`--max-stories ${options.maxStories} reached; left for a later run:`);
@@ -276,6 +279,7 @@ async function runOne(
   const hooks = workflowHooks(target.file, workflow, env, git, options, output, target.carried, undefined, isolation);
   const workspaces = await storyWorkspaces(isolation, git, command, parts);
   const trace = (await processTracing())?.runSink();
+  const approvals = approvalPolicy(options);
   const session = await startRun(
     {
       ...parts,
@@ -284,6 +288,7 @@ async function runOne(
       ...viewListeners(view),
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
+      ...approvalDeps(approvals, options.waitForApproval),
     },
     {
       prdFile: target.file,
@@ -302,6 +307,7 @@ async function runOne(
         ...(parallel > 1 ? { isolate: isolation } : {}),
         ...(options.parallelOrder ? { parallelOrder: options.parallelOrder } : {}),
         ...(options.resolveConflicts ? { resolveConflicts: options.resolveConflicts } : {}),
+        ...(approvals.approve !== "none" || approvals.rules.length ? { approvals } : {}),
         workflow,
       },
     },

@@ -1,5 +1,5 @@
 import { sumTokens } from "@meshflow/core";
-import { effectiveStatus, FileRunStore, storyReports } from "@meshflow/runtime/host";
+import { approvalLedger, effectiveStatus, FileRunStore, storyReports } from "@meshflow/runtime/host";
 import { terminalColors } from "../colors.js";
 import { EXIT, type ExitCode } from "../exitCodes.js";
 import { type Output, printJson } from "../output.js";
@@ -32,8 +32,16 @@ export async function statusCommand(
   const status = effectiveStatus(record);
   const stories = storyReports(record, events);
   const tokens = sumTokens(stories.map((s) => s.tokens));
+  const { pending, decisions } = approvalLedger(await store.approvals(id).lines());
+  // A story whose call waits is awaiting_approval until the run applies a decision, whatever the events say.
+  for (const story of stories)
+    if (pending.some((p) => p.storyId === story.id) && story.status === "running") story.status = "awaiting_approval";
   if (options.json) {
-    printJson(output, { run: { ...record, status, ...(tokens ? { tokens } : {}) }, stories });
+    printJson(output, {
+      run: { ...record, status, ...(tokens ? { tokens } : {}) },
+      stories,
+      approvals: { pending, decisions },
+    });
     return EXIT.ok;
   }
   const c = record.counts;
@@ -46,6 +54,20 @@ export async function statusCommand(
   if (kept.length) {
     output.out(`\nworktrees kept (each on its branch flow/${record.runId}/<story>; flow reset removes them):`);
     for (const [story, dir] of kept) output.out(`  ${story}  ${dir}`);
+  }
+  if (pending.length) {
+    output.out(
+      "\nwaiting for approval (decide with: flow approve <runId> <callKey>… | --all [--deny --reason <text>]):",
+    );
+    for (const p of pending)
+      output.out(`  ${p.key}  ${p.storyId} step ${p.step}: ${p.tool} ${JSON.stringify(p.args)}  (${p.rule})`);
+  }
+  if (decisions.length) {
+    output.out("\napprovals decided:");
+    for (const d of decisions)
+      output.out(
+        `  ${d.key}  ${d.approved ? "approved" : "denied"} ${d.time} by ${d.by}${d.reason ? `: ${d.reason}` : ""}  (args ${d.argsDigest.slice(0, 19)})`,
+      );
   }
   if (status === "interrupted" || status === "aborted") output.out(`\ncontinue it with: flow resume ${record.runId}`);
   return EXIT.ok;

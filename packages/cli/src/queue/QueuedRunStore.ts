@@ -1,6 +1,6 @@
 import { isMeshflowError, type RunEvent } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/queue";
-import type { FileRunStore, RunHandle, RunRecord, RunStore } from "@meshflow/runtime/host";
+import type { ApprovalBook, FileRunStore, RunHandle, RunRecord, RunStore } from "@meshflow/runtime/host";
 
 /**
  * The run store of a queued run on a worker: the worker's own file store holds its events, snapshots,
@@ -11,10 +11,13 @@ import type { FileRunStore, RunHandle, RunRecord, RunStore } from "@meshflow/run
 export class QueuedRunStore implements RunStore {
   readonly #files: FileRunStore;
   readonly #journal: CallJournal;
+  readonly #approvals: ApprovalBook | undefined;
 
-  constructor(files: FileRunStore, journal: CallJournal) {
+  /** `approvals`: the queued run's approvals book in Redis, shared like the journal. */
+  constructor(files: FileRunStore, journal: CallJournal, approvals?: ApprovalBook) {
     this.#files = files;
     this.#journal = journal;
+    this.#approvals = approvals;
   }
 
   async create(record: RunRecord): Promise<RunHandle> {
@@ -22,7 +25,7 @@ export class QueuedRunStore implements RunStore {
       const local = attempt === 1 ? record.runId : `${record.runId}.a${attempt}`;
       try {
         const handle = await this.#files.create({ ...record, runId: local });
-        return new QueuedRunHandle(handle, record.runId, this.#journal);
+        return new QueuedRunHandle(handle, record.runId, this.#journal, this.#approvals);
       } catch (error) {
         const taken = isMeshflowError(error) && error.code === "usage" && error.message.includes("already exists");
         if (taken && attempt < 100) continue;
@@ -48,12 +51,14 @@ export class QueuedRunStore implements RunStore {
 class QueuedRunHandle implements RunHandle {
   readonly runId: string;
   readonly journal: CallJournal;
+  readonly approvals: ApprovalBook | undefined;
   readonly #inner: RunHandle;
 
-  constructor(inner: RunHandle, runId: string, journal: CallJournal) {
+  constructor(inner: RunHandle, runId: string, journal: CallJournal, approvals: ApprovalBook | undefined) {
     this.#inner = inner;
     this.runId = runId;
     this.journal = journal;
+    this.approvals = approvals;
   }
 
   get location(): string {

@@ -8,6 +8,8 @@ const REPORTED: ReadonlySet<RunEvent["type"]> = new Set([
   "step.started",
   "step.finished",
   "model.turn",
+  "approval.requested",
+  "approval.decided",
   "gate.finished",
   "story.finished",
 ]);

@@ -3,13 +3,22 @@ import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:pa
 import { processAlive } from "@meshflow/core";
 import {
   type QueueSettings,
+  RedisApprovalLines,
   RedisCallJournal,
   type RedisClient,
   type RunJobContext,
   type RunJobOutcome,
   type RunJobProcessor,
 } from "@meshflow/queue";
-import { type RunEnvironment, startRun, workflowFor } from "@meshflow/runtime/host";
+import {
+  type ApprovalBook,
+  approvalBookOver,
+  approvalLedger,
+  approvalPolicyOf,
+  type RunEnvironment,
+  startRun,
+  workflowFor,
+} from "@meshflow/runtime/host";
 import type { Tracing } from "@meshflow/telemetry";
 import { QueuedRunStore } from "./QueuedRunStore.js";
 import { StoryTracker } from "./StoryTracker.js";
@@ -103,6 +112,11 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
   return async (ctx: RunJobContext): Promise<RunJobOutcome> => {
     const { data, signal, board, worker } = ctx;
     const { environment } = env;
+    const policy = data.approvals ? approvalPolicyOf(data.approvals, `queued run ${data.runId}: approvals`) : undefined;
+    const approvals = policy ? queuedApprovals(env, data.runId) : undefined;
+    // Calls of this job that wait for a person: nothing to do until they are decided.
+    const waiting = approvals ? await waitingCalls(approvals, data.executionId) : undefined;
+    if (waiting) return { status: "awaiting_approval", waiting, counts: noCounts(), stories: [] };
     const prdFile = queuedPrdPath(environment.store.root, data.executionId);
     mkdirSync(dirname(prdFile), { recursive: true });
     writeFileSync(prdFile, data.prdText);
@@ -124,6 +138,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
       const store = new QueuedRunStore(
         environment.store,
         new RedisCallJournal(env.redis, data.executionId, env.settings),
+        approvals,
       );
       const session = await startRun(
         {
@@ -132,6 +147,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
           hooks,
           onEvent: (event) => tracker.onEvent(event),
           ...(trace ? { onEmitted: trace } : {}),
+          ...(policy ? { approvals: { policy } } : {}),
         },
         {
           prdFile,
@@ -144,6 +160,7 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
             mcpConfig: environment.mcpConfig.file ? resolve(environment.mcpConfig.file) : undefined,
             agents: environment.agents,
             skills: environment.skillsDir,
+            ...(policy ? { approvals: policy } : {}),
             workflow,
           },
         },
@@ -155,10 +172,34 @@ export function createRunJobProcessor(env: WorkerRunEnvironment): RunJobProcesso
       signal.removeEventListener("abort", abort);
       await tracker.flush();
       if (summary.error) throw summary.error;
+      if (summary.paused?.code === "approval_required")
+        return {
+          status: "awaiting_approval",
+          waiting: (summary.paused.pending ?? []).map((p) => `${p.storyId}: ${p.tool} (${p.key})`).join("; "),
+          counts: summary.counts,
+          stories: tracker.reports(),
+        };
       const status = summary.status === "passed" ? "passed" : summary.status === "aborted" ? "aborted" : "failed";
       return { status, counts: summary.counts, stories: tracker.reports() };
     } finally {
       rmSync(prdFile, { force: true });
     }
   };
+}
+
+const noCounts = () => ({ passed: 0, failed: 0, blocked: 0, skipped: 0 });
+
+/** A queued run's approvals book: its lines in Redis, shared by every worker and `flow approve --redis`. */
+export function queuedApprovals(
+  env: { redis: RedisClient; settings: Partial<QueueSettings> },
+  runId: string,
+): ApprovalBook {
+  return approvalBookOver(new RedisApprovalLines(env.redis, runId, env.settings), `approvals of queued run ${runId}`);
+}
+
+/** The calls of one execution of a queued run that wait for a decision, as a line; undefined when none. */
+async function waitingCalls(book: ApprovalBook, executionId: string): Promise<string | undefined> {
+  const { pending } = approvalLedger(await book.lines());
+  const mine = pending.filter((p) => p.key.startsWith(`${executionId}/`));
+  return mine.length ? mine.map((p) => `${p.storyId}: ${p.tool} (${p.key})`).join("; ") : undefined;
 }

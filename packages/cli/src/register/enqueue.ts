@@ -1,6 +1,8 @@
 import { Option } from "@commander-js/extra-typings";
 import type { EnqueueOptions } from "../commands/enqueue.js";
 import {
+  approvalsOption,
+  approveOption,
   EXIT_CODES_HELP,
   flags,
   maxPrdBytesOption,
@@ -26,6 +28,8 @@ export const registerEnqueue: Registrar = (program, { output, setExit }) => {
     .addOption(redisPrefixOption())
     .addOption(maxPrdStoriesOption())
     .addOption(maxPrdBytesOption())
+    .addOption(approveOption())
+    .addOption(approvalsOption())
     .option("--per-story", "one job per story under a parent job (stories run in parallel on the workers)")
     .option("--story <id...>", "run only these stories")
     .option(

@@ -2,6 +2,8 @@ import { Option } from "@commander-js/extra-typings";
 import type { PlanOptions } from "../commands/plan.js";
 import {
   agentsOption,
+  approvalsOption,
+  approveOption,
   EXIT_CODES_HELP,
   flags,
   maxPrdBytesOption,
@@ -59,6 +61,8 @@ export const registerPlan: Registrar = (program, { output, setExit }) => {
     .addOption(maxPrdStoriesOption())
     .addOption(maxPrdBytesOption())
     .addOption(skillsOption())
+    .addOption(approveOption())
+    .addOption(approvalsOption())
     .addHelpText("after", () => `${steps}${EXIT_CODES_HELP}`)
     .action(async (file: string, options) => {
       const { planCommand } = await import("../commands/plan.js");

@@ -16,6 +16,7 @@ import {
   routingOption,
   skillsOption,
   storeOption,
+  waitForApprovalOption,
 } from "./shared.js";
 
 /** `flow resume <runId>`. */
@@ -40,6 +41,7 @@ export const registerResume: Registrar = (program, { output, setExit }) => {
   )
     .option("--json", "print the run events as NDJSON on stdout")
     .addOption(confirmDestructiveOption())
+    .addOption(waitForApprovalOption())
     .addOption(resumedCallsPerMinuteOption("the run's guard"))
     .addHelpText("after", `${RUN_EXIT_CODES_HELP}\n\n${RUN_V8_HELP}`)
     .action(async (runId, options, command) => {

@@ -3,6 +3,8 @@ import type { RunCommandOptions } from "../commands/runPrds.js";
 import { cassetteOptions, modelOptions } from "./modelOptions.js";
 import {
   agentsOption,
+  approvalsOption,
+  approveOption,
   callsPerMinuteOption,
   confirmDestructiveOption,
   executorOptions,
@@ -18,6 +20,7 @@ import {
   routingOption,
   skillsOption,
   storeOption,
+  waitForApprovalOption,
 } from "./shared.js";
 
 /** `flow run <prd.json>`. */
@@ -95,11 +98,15 @@ export const registerRun: Registrar = (program, { output, setExit }) => {
       ),
     )
     .addOption(confirmDestructiveOption())
+    .addOption(approveOption())
+    .addOption(approvalsOption())
+    .addOption(waitForApprovalOption())
     .addOption(callsPerMinuteOption("the run's guard"))
     .addOption(new Option("--run-id <id>", "the new run's id (default: time-based)"))
     .addHelpText(
       "after",
-      `\nResume an interrupted run with: flow resume <runId>
+      `\nResume an interrupted or paused run with: flow resume <runId>
+Decide calls waiting for approval with: flow approve <runId> [<callKey>… | --all] [--deny] [--reason <text>]
 Beside each PRD, <name>.progress.md gets one section per concluded story (outcome, summary, files, learnings).
 ${RUN_EXIT_CODES_HELP}
   (a folder run exits with the worst code of its PRDs; a repository with uncommitted changes under --commit: 2)

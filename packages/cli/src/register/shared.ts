@@ -35,8 +35,10 @@ Exit codes:
   0  done          1  the work failed (invalid input, failed or blocked story)
   2  usage error   3  environment error (server or Redis unreachable)`;
 
-/** The exit-code table of the run commands: Ctrl-C is one more way to end. */
+/** The exit-code table of the run commands: Ctrl-C and a wait for approval are more ways to end. */
 export const RUN_EXIT_CODES_HELP = `${EXIT_CODES_HELP}
+  4    paused: every story that could go on waits for a person's approval of a call; decide with
+       flow approve <runId>, continue with flow resume <runId>
   130  interrupted (Ctrl-C, or paused by its guard locking: a rate limit, an emergency stop): calls in
        flight were recorded, no story failed because of it; continue with flow resume <runId>`;
 
@@ -99,6 +101,45 @@ export function confirmDestructiveOption() {
     "--confirm-destructive",
     "ask on the terminal before each call of a destructive tool (destructiveHint); off a terminal such calls are refused",
   );
+}
+
+/** `--approve <mode>`: which calls wait for a person's approval besides the rules' (run; recorded). */
+export function approveOption() {
+  return new Option(
+    "--approve <mode>",
+    "calls that wait for a person's approval (flow approve): none, destructive (destructiveHint tools) or all; the approvals rules add to it; recorded with the run",
+  )
+    .choices(["none", "destructive", "all"] as const)
+    .default("none" as const);
+}
+
+/** `--approvals <file>`: the approvals rules (default `.flow/approvals.yaml` when present). */
+export function approvalsOption() {
+  return new Option(
+    "--approvals <file>",
+    "approvals rules (YAML or JSON: calls by server, tool, capability and argument patterns that wait for a person's approval); default .flow/approvals.yaml when present",
+  );
+}
+
+/**
+ * `--wait-for-approval [duration]`: a call waiting for approval keeps the process waiting for a
+ * decision (`flow approve` from anywhere) instead of pausing the run; no duration: until decided.
+ */
+export function waitForApprovalOption() {
+  return new Option(
+    "--wait-for-approval [duration]",
+    "keep waiting for approval decisions (30s, 10m, 2h; none given: until decided) instead of pausing the run (exit 4) once every story in flight waits",
+  ).argParser(durationMs("--wait-for-approval"));
+}
+
+/** A duration `90`, `90s`, `10m`, `2h` (seconds unless suffixed) in milliseconds. */
+function durationMs(name: string): (value: string) => number {
+  return (value) => {
+    const found = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
+    if (!found) throw new InvalidArgumentError(`${name} takes a duration such as 30s, 10m or 2h, got "${value}"`);
+    const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(found[2] ?? "s") as "ms" | "s" | "m" | "h"];
+    return Number(found[1]) * unit;
+  };
 }
 
 /** `--redis <url>` (env FLOW_REDIS_URL): the Redis of the queues, one server or a cluster. */

@@ -128,6 +128,11 @@ export class TreeView {
         break;
       case "tool.result":
         break;
+      case "approval.requested":
+        step?.refusals.push(`${event.tool}: awaiting approval (${event.key})`);
+        break;
+      case "approval.decided":
+        break;
       case "model.turn":
         if (step) {
           step.turns++;

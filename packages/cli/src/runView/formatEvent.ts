@@ -72,6 +72,12 @@ export function formatEvent(event: RunEvent, c: Colors = plainColors): string | 
       )}`;
     case "tool.refused":
       return `${at(event)}   ${c.yellow(`refused ${event.tool}${event.destructive ? " [destructive]" : ""}: ${coded(event.code, event.message)}`)}`;
+    case "approval.requested":
+      return `${at(event)}   ${c.yellow(`awaiting approval: ${event.tool} ${JSON.stringify(event.args)}`)} ${c.dim(`(${event.key}; ${event.rule})`)}${
+        event.stale ? c.yellow(` (the decision of ${event.stale.by} was for other arguments)`) : ""
+      }`;
+    case "approval.decided":
+      return `${at(event)}   ${event.approved ? "approved" : c.yellow("denied")} ${event.tool} by ${event.by}${event.reason ? `: ${event.reason}` : ""} ${c.dim(`(${event.key})`)}`;
     case "model.turn": {
       const cost = costText({
         ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),

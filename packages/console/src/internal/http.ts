@@ -10,6 +10,7 @@ function statusOf(code: ErrorCode): number {
   if (code === "run_not_found" || code === "tool_not_found" || code === "file_not_found") return 404;
   if (code === "redis_unavailable" || code === "redis_misconfigured" || code === "server_unreachable") return 503;
   if (code === "guard_locked" || code === "run_locked" || code === "prd_busy") return 409;
+  if (code === "approval_stale" || code === "approval_not_pending") return 409;
   if (code === "internal") return 500;
   return 400;
 }

@@ -26,6 +26,14 @@ const ERROR_CODES = [
   "confirmation_required",
   "confirmation_invalid",
   "confirmation_declined",
+  // a call that needs a person's approval (--approve, .flow/approvals.yaml): not decided yet; denied
+  "approval_required",
+  "approval_denied",
+  // an approvals rules file (.flow/approvals.yaml, --approvals) that is not valid
+  "approvals_invalid",
+  // a decision for a run that waits for no approval; for a call whose arguments changed since it was shown
+  "approval_not_pending",
+  "approval_stale",
   "invalid_arguments",
   // a regular expression given to a tool that is not one (or over its size limit)
   "invalid_pattern",

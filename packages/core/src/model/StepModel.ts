@@ -190,6 +190,16 @@ export interface ModelStepIO {
   onWait?(turn: number, wait: Pick<ModelWait, "status" | "waitMs" | "retryAfter" | "attempt">): void;
   /** The PRD's `prices`, over the run's price table. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * Asks the run's approvals about a call of a coding agent's own tool (Claude Code's
+   * `--permission-prompt-tool`): the same approvals as meshflow's own calls, waiting for a person's
+   * decision. Absent: the run asks for no approvals and the program's own permission rules stand.
+   */
+  approveOwnTool?(
+    program: string,
+    tool: string,
+    input: Record<string, unknown>,
+  ): Promise<{ allow: true } | { allow: false; reason: string }>;
 }
 
 /** What a run's models have cost so far (every step, every consultation), for `--max-run-cost`. */

@@ -125,6 +125,38 @@ export type RunEvent =
       /** The refused tool is annotated `destructiveHint` (set when the tool was resolved). */
       destructive?: boolean;
     })
+  /**
+   * A call that needs a person's approval (`--approve`, the approvals rules) waits: its story is
+   * `awaiting_approval` until `flow approve` decides it. Its arguments with secrets masked.
+   */
+  | (EventBase & {
+      type: "approval.requested";
+      storyId: string;
+      step: number;
+      consult?: string;
+      key: string;
+      tool: string;
+      specialist: string;
+      args: Record<string, unknown>;
+      argsDigest: string;
+      /** Why the call needs approval: the `--approve` mode or the rule that matched. */
+      rule: string;
+      /** Set when an earlier decision was for other arguments: it does not apply to these. */
+      stale?: { argsDigest: string; by: string };
+    })
+  /** A decision about a call that waited (approved or denied), as the run applies it. */
+  | (EventBase & {
+      type: "approval.decided";
+      storyId: string;
+      step: number;
+      consult?: string;
+      key: string;
+      tool: string;
+      approved: boolean;
+      /** Who decided and from where (`flow approve` by user@host, the console, flow serve). */
+      by: string;
+      reason?: string;
+    })
   /** One model turn: the loop's report of it, on the step it belongs to (`replayed` only when true). */
   | (EventBase &
       Omit<ModelTurnReport, "replayed"> & {

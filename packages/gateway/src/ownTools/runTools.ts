@@ -1,11 +1,14 @@
+import { join } from "node:path";
 import { isMeshflowError, MODEL_HELP, type RunEvent } from "@meshflow/core";
 import { refusal } from "@meshflow/mcp";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import {
+  type ApprovalPolicy,
   effectiveStatus,
   newRunId,
   type RunEnvironment,
   type RunRecord,
+  readApprovalRules,
   startRun,
   storyReports,
   workflowFor,
@@ -64,10 +67,26 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
           .describe(
             "the coding agent that works every step where a model would (claude-code, opencode, codex); default: the server's --harness, the PRD's and stories' harness",
           ),
+        approve: z
+          .enum(["none", "destructive", "all"])
+          .default("none")
+          .describe(
+            "calls that wait for a person's approval (flow_approve, flow approve, the console) besides the rules of the store's approvals.yaml: none, destructive (destructiveHint tools) or all; the run waits in this server until decided",
+          ),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-      run: async ({ prd, stories, failFast, model, harness }) => {
+      run: async ({ prd, stories, failFast, model, harness, approve }) => {
         const prdFile = prds.path(prd);
+        const rulesFile = join(env.store.root, "approvals.yaml");
+        let approvals: ApprovalPolicy;
+        try {
+          const rules = readApprovalRules(rulesFile, false);
+          approvals = { approve, rules, ...(rules.length ? { file: rulesFile } : {}) };
+        } catch (error) {
+          if (isMeshflowError(error)) return refusal(error.code, `run refused: ${error.message}`);
+          throw error;
+        }
+        const asks = approvals.approve !== "none" || approvals.rules.length > 0;
         // The PRD workflow, as flow run has it: progress log, story memory, "git": {"commit": true}.
         const planned = await workflowFor({ prdFile, storeRoot: env.store.root }).catch((error: unknown) => {
           if (isMeshflowError(error)) return error;
@@ -85,6 +104,8 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
           {
             ...parts,
             hooks: planned.hooks,
+            // A served run waits in this long-lived process for decisions (flow_approve, the console).
+            ...(asks ? { approvals: { policy: approvals, waitMs: Number.POSITIVE_INFINITY } } : {}),
             onEvent: (event) => {
               tracker.event(runId, event);
               trace?.(event);
@@ -101,6 +122,7 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
               ...(env.mcpConfig.file ? { mcpConfig: env.mcpConfig.file } : {}),
               ...(env.routingFile ? { routing: env.routingFile } : {}),
               ...(env.skillsDir ? { skills: env.skillsDir } : {}),
+              ...(asks ? { approvals } : {}),
               workflow: planned.workflow,
             },
           },

@@ -25,6 +25,18 @@ describe("claudeCode", () => {
     expect(claudeCode.command({ ...launch, session: "s-1" }).argv).toEqual(expect.arrayContaining(["--resume", "s-1"]));
   });
 
+  it("keeps its own tools on with --harness-builtin-tools, with or without meshflow's permission prompt tool", () => {
+    // Regression: adding --permission-prompt-tool made the `else` that turns the tools off belong to it,
+    // so --harness-builtin-tools without approvals ran with every tool off.
+    const own = claudeCode.command({ ...launch, builtinTools: true }).argv;
+    expect(own).toContain("acceptEdits");
+    expect(own).not.toContain("--tools");
+    expect(own).not.toContain("--permission-prompt-tool");
+    const asked = claudeCode.command({ ...launch, builtinTools: true, permissionPromptTool: "approve_own_tool" }).argv;
+    expect(asked).toEqual(expect.arrayContaining(["--permission-prompt-tool", "mcp__meshflow__approve_own_tool"]));
+    expect(asked).not.toContain("--tools");
+  });
+
   it("reads its stream: the session, a turn's words and calls, a refused key, the result and its cost", () => {
     expect(claudeCode.parse('{"type":"system","subtype":"init","session_id":"abc"}')).toEqual([
       { type: "session", id: "abc" },

@@ -31,8 +31,11 @@ export const claudeCode: HarnessAdapter = {
       "--allowedTools",
       "mcp__meshflow",
     ];
-    if (launch.builtinTools) argv.push("--permission-mode", "acceptEdits");
-    else argv.push("--tools", "");
+    if (launch.builtinTools) {
+      argv.push("--permission-mode", "acceptEdits");
+      // What it would ask its user about goes through meshflow's approvals instead (a person decides).
+      if (launch.permissionPromptTool) argv.push("--permission-prompt-tool", `${PREFIX}${launch.permissionPromptTool}`);
+    } else argv.push("--tools", "");
     if (launch.model) argv.push("--model", launch.model.modelId);
     if (launch.session) argv.push("--resume", launch.session);
     const env: Record<string, string> = {

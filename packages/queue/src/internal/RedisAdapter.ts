@@ -189,6 +189,16 @@ export class RedisAdapter {
     return this.client.hincrby(this.keys.run(runId), field, 1);
   }
 
+  /** Appends one line to a run's approvals list. */
+  async appendApproval(runId: string, line: string): Promise<void> {
+    await this.client.rpush(this.keys.runApprovals(runId), line);
+  }
+
+  /** Every line of a run's approvals list, in order. */
+  approvals(runId: string): Promise<string[]> {
+    return this.client.lrange(this.keys.runApprovals(runId), 0, -1);
+  }
+
   /** Stores one story's report JSON. */
   async setStory(runId: string, storyId: string, report: string): Promise<void> {
     await this.client.hset(this.keys.runStories(runId), storyId, report);

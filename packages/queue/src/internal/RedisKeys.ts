@@ -27,6 +27,11 @@ export class RedisKeys {
     return `${this.prefix}run-digests`;
   }
 
+  /** List of a queued run's approval requests and decisions (JSON lines, appended). */
+  runApprovals(runId: string): string {
+    return `${this.prefix}run:${runId}:approvals`;
+  }
+
   /** Sorted set of queued run ids by creation time. */
   runIndex(): string {
     return `${this.prefix}run-index`;

@@ -13,6 +13,7 @@ import {
   type ToolDescriptor,
 } from "@meshflow/core";
 import type { CallJournal, Executor } from "@meshflow/mcp";
+import type { ApprovalGate } from "../approvals/ApprovalGate.js";
 import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import { Asking } from "../consult/Asking.js";
 import { type ConsultFrame, type ConsultSink, eventSink } from "../consult/ConsultFrame.js";
@@ -47,6 +48,8 @@ export interface StepRunnerDeps {
   signal: AbortSignal;
   /** Asked before every call of a destructive tool (`--confirm-destructive`); absent: no question. */
   confirmDestructive?: ConfirmDestructive;
+  /** The run's approvals: calls that need a person's decision wait for it. */
+  approvals?: ApprovalGate;
   /** The run's models; a story with a model name (see `PlannedStory.model`) gets `ctx.model`. */
   models?: ModelCatalog;
   /** Told the models' text while their turns run (transient, never stored); absent, turns are not streamed. */
@@ -249,6 +252,7 @@ export class StepRunner {
       emit: this.#deps.emit,
       signal,
       ...(this.#deps.confirmDestructive ? { confirm: this.#deps.confirmDestructive } : {}),
+      ...(this.#deps.approvals ? { approvals: this.#deps.approvals } : {}),
       ...(frame ? { consult: { id: frame.id, keyBase: frame.keyBase } } : {}),
       ...(this.#deps.onGuardStop ? { onGuardStop: this.#deps.onGuardStop } : {}),
     };

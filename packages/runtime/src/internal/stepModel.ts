@@ -15,6 +15,7 @@ import {
   type TokenCount,
   type ToolDescriptor,
 } from "@meshflow/core";
+import { approveOwnTool } from "../approvals/approveOwnTool.js";
 import { consultResult, consultTarget, consultTools } from "../consult/consultTools.js";
 import type { Specialist, SpecialistModel, StepMemory } from "../specialists/defineSpecialist.js";
 import { runMemory } from "../workflow/RunMemory.js";
@@ -165,6 +166,12 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
           ...waitListener(init, scope, tokens.turns),
           ...(init.runSpent ? { runSpent: init.runSpent } : {}),
           ...(init.prices ? { prices: init.prices } : {}),
+          ...(scope.approvals
+            ? {
+                approveOwnTool: (program: string, tool: string, input: Record<string, unknown>) =>
+                  approveOwnTool(scope, program, tool, input),
+              }
+            : {}),
         },
       );
       if (claim.code === "auth_failed") init.onHalt?.(claim.summary);

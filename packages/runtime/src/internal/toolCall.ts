@@ -11,6 +11,7 @@ import {
   toMeshflowError,
 } from "@meshflow/core";
 import type { CallJournal, Executor } from "@meshflow/mcp";
+import type { ApprovalGate } from "../approvals/ApprovalGate.js";
 import type { CallEvidence } from "../CallEvidence.js";
 import type { ConfirmDestructive } from "../ConfirmDestructive.js";
 import type { ToolPlane } from "../ToolPlane.js";
@@ -24,6 +25,8 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "confirmation_required",
   "confirmation_invalid",
   "confirmation_declined",
+  "approval_required",
+  "approval_denied",
   "invalid_arguments",
   "tool_not_found",
   "tool_ambiguous",
@@ -63,6 +66,8 @@ export interface CallScope {
   emit(event: RunEvent): void;
   signal: AbortSignal;
   confirm?: ConfirmDestructive;
+  /** The run's approvals (`--approve`, the rules): a call that needs one waits for a person's decision. */
+  approvals?: ApprovalGate;
   /**
    * Set for a consultation (`ctx.consult`): its id, on its events, and the part of its calls' keys
    * after the story (`step7/security-agent.1`), so they never collide with the step's own.
@@ -297,6 +302,18 @@ export async function callTool(
         qualified,
       );
     }
+  }
+
+  if (scope.approvals) {
+    const { specialist } = scope;
+    const consult = scope.consult ? { consult: scope.consult.id } : {};
+    const verdict = await scope.approvals.check(
+      { runId, key, storyId, step, ...consult, specialist, tool, args, argsDigest },
+      scope.signal,
+    );
+    if (!verdict.allow)
+      return refuse(verdict.code, `${qualified} was not run: ${verdict.reason}`, qualified, destructive);
+    if (scope.signal.aborted) return refuse("aborted", `${qualified}: the run is stopping; not called`, qualified);
   }
 
   if (destructive && scope.confirm) {

@@ -55,7 +55,8 @@ export interface ConsultReport {
 /** A story's progress and outcome, rebuilt from the run's events. */
 export interface StoryReport {
   id: string;
-  status: StepStatus | "skipped" | "running" | "pending";
+  /** `awaiting_approval`: a call of the story waits for a person's decision (`flow approve`). */
+  status: StepStatus | "skipped" | "running" | "pending" | "awaiting_approval";
   summary: string;
   /** One entry per step, in the order the steps (last) started. */
   steps: StepReport[];
@@ -185,7 +186,16 @@ export function storyReports(
         step.tokens = addTokens(step.tokens ?? { input: 0, output: 0, turns: 0 }, turnTokens(e));
         break;
       }
+      case "approval.requested":
+      case "approval.decided": {
+        const story = stories.get(e.storyId);
+        if (story && (story.status === "running" || story.status === "awaiting_approval"))
+          story.status = e.type === "approval.requested" ? "awaiting_approval" : "running";
+        break;
+      }
       case "tool.refused":
+        // A call refused because the run paused while it waited is no refusal of the step's.
+        if (e.code === "approval_required") break;
         stepOf(e.storyId, e.step)?.refusals.push({ tool: e.tool, code: e.code, message: e.message });
         break;
       case "step.finished": {

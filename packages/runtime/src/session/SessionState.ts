@@ -1,4 +1,6 @@
 import { eventTime, MeshflowError, type RunEvent, type RunSpent, toMeshflowError } from "@meshflow/core";
+import { ApprovalGate } from "../approvals/ApprovalGate.js";
+import { asksForApproval } from "../approvals/ApprovalPolicy.js";
 import type { ConsultSink } from "../consult/ConsultFrame.js";
 import { StepRunner } from "../internal/StepRunner.js";
 import type { RunDependencies, RunPause } from "../RunDependencies.js";
@@ -35,6 +37,8 @@ export class SessionState {
   paused: RunPause | undefined;
   /** The specialist a merge conflict of an isolated story goes to (`--resolve-conflicts`), if any. */
   resolveConflicts: string | undefined;
+  /** The run's approvals, when any call may need one (`--approve`, the rules). */
+  approvals: ApprovalGate | undefined;
   /** What the run's models have cost (`--max-run-cost`): a resumed run's earlier steps included. */
   readonly runSpent: RunSpent = { costUsd: 0 };
 
@@ -68,6 +72,18 @@ export class SessionState {
     this.plan = plan;
     const { deps } = this;
     this.#countEarlierCost(handle);
+    const asked = deps.approvals;
+    if (asked && asksForApproval(asked.policy)) {
+      const { plane } = deps;
+      this.approvals = new ApprovalGate({
+        policy: asked.policy,
+        book: handle.approvals,
+        emit: this.emit,
+        ...(plane.mask ? { mask: (text: string) => plane.mask?.(text) ?? text } : {}),
+        ...(plane.capabilities ? { capabilities: (name: string) => plane.capabilities?.(name) ?? [] } : {}),
+        ...(asked.waitMs !== undefined ? { waitMs: asked.waitMs } : {}),
+      });
+    }
     this.runner = new StepRunner({
       runId: handle.runId,
       plane: deps.plane,
@@ -82,6 +98,7 @@ export class SessionState {
       prdDir: plan.prdDir,
       ...(deps.workspaces ? { workspaceOf: (id: string) => deps.workspaces?.of(id) } : {}),
       ...(deps.confirmDestructive ? { confirmDestructive: deps.confirmDestructive } : {}),
+      ...(this.approvals ? { approvals: this.approvals } : {}),
       ...(deps.models ? { models: deps.models } : {}),
       ...(deps.onModelText ? { onModelText: deps.onModelText } : {}),
       ...(deps.onModelWait ? { onModelWait: deps.onModelWait } : {}),
@@ -96,12 +113,13 @@ export class SessionState {
   }
 
   /**
-   * Pauses the run because its guard locked (`guard_locked`, `rate_limit_exceeded`): as a Ctrl-C does,
+   * Pauses the run because its guard locked (`guard_locked`, `rate_limit_exceeded`) or every story in
+   * flight waits for a person's approval (`approval_required`): as a Ctrl-C does,
    * nothing new starts and calls in flight finish; the steps the lock interrupted are not concluded, so
    * no story fails because of it and a resume runs them again. The first reason is kept.
    */
-  pause(code: RunPause["code"], reason: string): void {
-    this.paused ??= { code, reason };
+  pause(code: RunPause["code"], reason: string, pending?: RunPause["pending"]): void {
+    this.paused ??= { code, reason, ...(pending ? { pending } : {}) };
     this.controller.abort();
   }
 

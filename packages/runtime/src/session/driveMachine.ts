@@ -80,8 +80,14 @@ async function drive(state: SessionState, mode: SessionMode, persisted: Persiste
     }
     // An abort does not wait for a think() that ignores its signal.
     let done: Done | undefined;
-    const single = inFlight.length === 1 ? inFlight[0] : undefined;
-    if (single)
+    const gate = state.approvals;
+    const single = inFlight.length === 1 && !gate ? inFlight[0] : undefined;
+    if (gate) {
+      // A call parked for approval wakes the loop: once every story in flight waits (now, or after the
+      // others finished), the run pauses.
+      if (pauseIfStuck(state, inFlight)) continue;
+      done = await state.aborts.until(Promise.race([race(inFlight), gate.changed().then(() => undefined)]));
+    } else if (single)
       try {
         const event = await state.aborts.until(single.result);
         done = event && { work: single, event };
@@ -99,6 +105,17 @@ async function drive(state: SessionState, mode: SessionMode, persisted: Persiste
       await new Promise<void>((resolve) => setImmediate(resolve));
     } else persisted.sendStory(done.work.actor, done.event);
   }
+}
+
+/** Pauses the run (`approval_required`) when every story in flight waits for a person's approval. */
+function pauseIfStuck(state: SessionState, inFlight: readonly Work[]): boolean {
+  const gate = state.approvals;
+  const ids = inFlight.map((work) => state.storyOf(work.actor.getSnapshot().context.story).id);
+  if (!gate?.stuck(ids)) return false;
+  const pending = gate.parked().map(({ key, storyId, tool, rule }) => ({ key, storyId, tool, rule }));
+  const calls = pending.map((p) => `${p.storyId}: ${p.tool} (${p.key})`).join("; ");
+  state.pause("approval_required", `every story in flight waits for a person's approval: ${calls}`, pending);
+  return true;
 }
 
 function hasWork(inFlight: readonly Work[], actor: StoryActor): boolean {

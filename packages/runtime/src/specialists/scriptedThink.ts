@@ -18,6 +18,8 @@ const NOT_RUN: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "aborted",
   "confirmation_declined",
   "confirmation_required",
+  "approval_required",
+  "approval_denied",
 ]);
 
 /**

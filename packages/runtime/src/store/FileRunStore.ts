@@ -10,6 +10,7 @@ import {
   type RunEvent,
   writeFileAtomic,
 } from "@meshflow/core";
+import { FileApprovalBook } from "../approvals/FileApprovalBook.js";
 import { readNdjson } from "../internal/ndjson.js";
 import { ensureStoreDir } from "./ensureStoreDir.js";
 import { FileCallJournal } from "./FileCallJournal.js";
@@ -46,7 +47,8 @@ const SNAPSHOT_COMPACT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Runs under `<root>/runs/<runId>/`: `run.json` (the record), `events.ndjson` (append-only),
- * `journal.ndjson` (tool calls by idempotency key), `snapshot.ndjson` (the machine's persisted
+ * `journal.ndjson` (tool calls by idempotency key), `approvals.ndjson` (calls that waited for a
+ * person's approval, and the decisions), `snapshot.ndjson` (the machine's persisted
  * snapshots, the last line wins, compacted now and then), `evidence.ndjson` (one record per concluded
  * story), `log.ndjson`, and a `lock` held by the process running it. Everything that changes during
  * a run is appended, never rewritten: a killed process leaves at most a torn last line, which
@@ -62,6 +64,15 @@ export class FileRunStore implements RunStore {
 
   #dir(runId: string): string {
     return join(this.root, "runs", runId);
+  }
+
+  /**
+   * A run's approvals book (`approvals.ndjson` in its folder), read and appended without the run's
+   * lock: `flow approve` decides while the run waits in another process, or while nobody runs it.
+   */
+  approvals(runId: string): FileApprovalBook {
+    assertRunId(runId);
+    return new FileApprovalBook(join(this.#dir(runId), "approvals.ndjson"));
   }
 
   /**
@@ -151,6 +162,7 @@ class FileRunHandle implements RunHandle {
   readonly location: string;
   readonly evidenceFile: string;
   readonly journal: FileCallJournal;
+  readonly approvals: FileApprovalBook;
   readonly #dir: string;
   #record: RunRecord;
   #events: number;
@@ -174,6 +186,7 @@ class FileRunHandle implements RunHandle {
     this.runId = record.runId;
     this.evidenceFile = join(dir, "evidence.ndjson");
     this.journal = new FileCallJournal(join(dir, "journal.ndjson"));
+    this.approvals = new FileApprovalBook(join(dir, "approvals.ndjson"));
     this.#events = openOwnFileForAppend(join(dir, "events.ndjson"));
     const snapshots = join(dir, "snapshot.ndjson");
     this.#snapshotFile = snapshots;

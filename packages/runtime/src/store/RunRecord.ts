@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalPolicySchema } from "../approvals/ApprovalPolicy.js";
 
 /** Status of a run as its record says. `running` with a dead process shows as interrupted. */
 const RunStatusSchema = z.enum(["running", "passed", "failed", "aborted"]);
@@ -57,6 +58,8 @@ const RunOptionsSchema = z.strictObject({
   builtin: z.boolean().optional(),
   /** The guard's rate limit the run was started with (0 = none); `flow resume` uses it unless given. */
   callsPerMinute: z.number().int().min(0).optional(),
+  /** What needs a person's approval (`--approve`, the approvals rules as they were): `flow resume` keeps it. */
+  approvals: ApprovalPolicySchema.optional(),
   /** The PRD workflow's settings of the run (`flow run`), so `flow resume` keeps them. */
   workflow: z
     .strictObject({

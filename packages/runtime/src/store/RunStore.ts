@@ -1,5 +1,6 @@
 import type { RunEvent } from "@meshflow/core";
 import type { CallJournal } from "@meshflow/mcp";
+import type { ApprovalBook } from "../approvals/ApprovalBook.js";
 import type { RunRecord } from "./RunRecord.js";
 
 /** One run's durable state: its record, events, call journal, machine snapshot and evidence. */
@@ -37,6 +38,11 @@ export interface RunHandle {
   /** Appends a log line (specialist notes, warnings). */
   log(entry: Record<string, unknown>): void;
   readonly journal: CallJournal;
+  /**
+   * The run's approval requests and decisions, beside its journal; absent where the store keeps none
+   * (then a call that needs approval is refused, `approval_required`).
+   */
+  readonly approvals?: ApprovalBook;
   /** Flushes and releases the run (its lock, open files). */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { GraphView } from "../pictures/GraphView.js";
 import { TimelineView } from "../pictures/TimelineView.js";
 import { UsageView } from "../pictures/UsageView.js";
 import { tokensLabel } from "../usage.js";
+import { ApprovalsPanel, type RunApprovals } from "./ApprovalsPanel.js";
 import { useThrottled } from "./RunsPage.js";
 import { type Focus, GenericEvent, Story } from "./RunTree.js";
 
@@ -34,7 +35,13 @@ function useNow(on: boolean): number {
  * tree, the timeline, the mesh graph, or tokens and cost over time with a comparison.
  */
 export function RunPage({ runId, view }: { runId: string; view: string }) {
-  const { data, error, reload } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  const { data, error, reload: reloadRun } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  const approvals = useApi<RunApprovals>(`/api/runs/${encodeURIComponent(runId)}/approvals`);
+  const reloadApprovals = approvals.reload;
+  const reload = useCallback(() => {
+    reloadRun();
+    reloadApprovals();
+  }, [reloadRun, reloadApprovals]);
   const workers = useApi<{ workers: Record<string, string> }>(`/api/runs/${encodeURIComponent(runId)}/workers`);
   const throttled = useThrottled(reload);
   const [note, setNote] = useState<string | undefined>();
@@ -123,6 +130,14 @@ export function RunPage({ runId, view }: { runId: string; view: string }) {
       <p role="status" aria-live="polite">
         {note ?? ""}
       </p>
+      <ApprovalsPanel
+        runId={run.runId}
+        approvals={approvals.data}
+        decided={(text) => {
+          setNote(text);
+          reload();
+        }}
+      />
       <nav class="views" aria-label="Views of the run">
         <ul>
           {VIEWS.map((v) => (

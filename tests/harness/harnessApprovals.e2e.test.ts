@@ -1,0 +1,97 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ScriptedModelServer } from "@meshflow/model/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  codingAgentsInstalled,
+  harnessCall,
+  harnessFlags,
+  harnessWorkspace,
+  turnRequests,
+} from "../helpers/codingAgents.js";
+
+// Claude Code with its own tools on, in a run that asks for approvals: what it would ask its user
+// (a Bash command) goes to meshflow's approvals through --permission-prompt-tool, and flow approve
+// from another process answers it. The pinned Claude Code, its scripted model, the real flow binary.
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
+  "claude-code's permission prompts through meshflow's approvals",
+  { timeout: 120_000 },
+  () => {
+    for (const decision of ["approve", "deny"] as const)
+      it(`a Bash command waits for flow approve${decision === "deny" ? " --deny: the program reads the reason" : ": then it runs"}`, async () => {
+        const { ws, server: s, script } = await harnessWorkspace("claude-code");
+        server = s;
+        // A repository: the step's change is the program's own, seen in the working tree's diff.
+        execFileSync("git", ["init", "-q"], { cwd: ws.dir });
+        execFileSync(
+          "git",
+          ["-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "start"],
+          {
+            cwd: ws.dir,
+          },
+        );
+        const made = join(ws.dir, "by-bash.txt");
+        script.turns.push(
+          {
+            toolCalls: [
+              {
+                id: "bash-1",
+                name: "Bash",
+                input: {
+                  command: `${process.execPath} -e 'require("fs").writeFileSync(process.argv[1], "made\\n")' ${made}`,
+                  description: "make a file",
+                },
+              },
+            ],
+          },
+          { toolCalls: [harnessCall("claude-code", "step_pass", { summary: "ran the command" })] },
+          { text: "Done." },
+        );
+        ws.writePrd([{ title: "Own tools", mavenSteps: [1], mcpTools: { step1: ["filesystem"] } }]);
+        const run = ws.spawnFlow([
+          "run",
+          "prd.json",
+          "--json",
+          "--harness-builtin-tools",
+          "--approve",
+          "destructive",
+          "--wait-for-approval",
+          "--run-id",
+          "own",
+          ...harnessFlags("claude-code"),
+        ]);
+        const asked = await run.next((e) => e.type === "approval.requested");
+        expect(asked).toMatchObject({ tool: "claude-code__Bash", storyId: "US-001" });
+        expect(asked.type === "approval.requested" && asked.rule).toBe(
+          "claude-code asks permission for its own Bash tool",
+        );
+        expect(existsSync(made)).toBe(false);
+        const decided = await ws.flow([
+          "approve",
+          "own",
+          "--all",
+          ...(decision === "deny" ? ["--deny", "--reason", "no shell today"] : []),
+        ]);
+        expect(decided.code, decided.stderr).toBe(0);
+        const code = await run.exit;
+        if (decision === "approve") {
+          expect(code, run.stderr()).toBe(0);
+          expect(readFileSync(made, "utf8")).toBe("made\n");
+        } else {
+          expect(code, run.stderr()).not.toBeNull();
+          expect(existsSync(made)).toBe(false);
+          // The program's next turn carries the denial as Bash's result.
+          const sent = JSON.stringify(turnRequests(s).at(-1)?.messages ?? []);
+          expect(sent).toContain("no shell today");
+        }
+      });
+  },
+);
