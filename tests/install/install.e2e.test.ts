@@ -161,6 +161,9 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     const mcp = readFileSync(join(project, ".mcp.json"), "utf8");
     expect(mcp).not.toContain(project);
     expect(JSON.parse(mcp).mcpServers.memory.env.MEMORY_FILE_PATH).toBe("${FLOW_MEMORY_FILE:-./.flow/memory.jsonl}");
+    // Rooted at the story's own worktree when `--parallel` isolates stories, at the project otherwise.
+    expect(JSON.parse(mcp).mcpServers.filesystem.args.at(-1)).toBe("${FLOW_WORKSPACE:-.}");
+    expect(JSON.parse(mcp).mcpServers.workspace.args).toContain("${FLOW_WORKSPACE:-.}");
     expect(prd.$schema).toBe("../node_modules/@meshflow/cli/builtin/prd.schema.json");
     expect(JSON.parse(readFileSync(schemaOf(join(project, "prd", "prd.json")), "utf8")).title).toBe("meshflow PRD");
 

@@ -42,7 +42,8 @@ function mcpConfig(test: string[] | undefined): unknown {
   const allow = test?.[0] ? ["--allow", test[0]] : [];
   return {
     mcpServers: {
-      filesystem: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+      // `${FLOW_WORKSPACE:-.}`: the project, or the story's own worktree when `--parallel` isolates stories.
+      filesystem: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "${FLOW_WORKSPACE:-.}"] },
       memory: {
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-memory"],
@@ -51,7 +52,10 @@ function mcpConfig(test: string[] | undefined): unknown {
         env: { MEMORY_FILE_PATH: "${FLOW_MEMORY_FILE:-./.flow/memory.jsonl}" },
       },
       // `--no`: never fetch an unrelated package named "flow" from the registry; `--`: the rest is flow's.
-      workspace: { command: "npx", args: ["--no", "--", "flow", "workspace-server", "--root", ".", ...allow] },
+      workspace: {
+        command: "npx",
+        args: ["--no", "--", "flow", "workspace-server", "--root", "${FLOW_WORKSPACE:-.}", ...allow],
+      },
     },
   };
 }
