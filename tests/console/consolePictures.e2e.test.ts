@@ -148,13 +148,81 @@ describe("flow console: timeline, graph, cost, and runs started from the page", 
       expect(await tools.getAttribute("data-count")).toBe("2");
       expect(await page.locator('g.edge[data-from="specialist:quality-agent"][data-to="server:slow"]').count()).toBe(1);
       expect(await page.locator('g.node[data-node="chief"]').textContent()).toBe("chief analyst");
-      // Choosing US-002 highlights its path; the consultation was US-001's only.
-      await page.getByLabel("Highlight a story's path", { exact: true }).selectOption("US-002");
+      // Every story is shown at first; clicking US-002 highlights its path, the consultation was US-001's only.
+      expect(await page.locator('.graph [data-highlight="1"]').count()).toBe(0);
+      await page.locator('.story-list button[data-story="US-002"]').click();
+      await page.waitForURL(/#\/runs\/mesh\?view=graph&story=US-002$/);
+      await tools.and(page.locator('[data-highlight="1"]')).waitFor();
+      expect(await consult.getAttribute("data-highlight")).toBeNull();
       expect(await consult.getAttribute("class")).toContain("off");
-      expect(await tools.getAttribute("class")).toContain("on");
-      await page.getByLabel("Highlight a story's path", { exact: true }).selectOption("US-001");
-      expect(await consult.getAttribute("class")).toContain("on");
+      const lit = async () => ({
+        edges: await page
+          .locator('g.edge[data-highlight="1"]')
+          .evaluateAll((es) => es.map((e) => e.getAttribute("data-edge"))),
+        nodes: await page
+          .locator('g.node[data-highlight="1"]')
+          .evaluateAll((es) => es.map((e) => e.getAttribute("data-node"))),
+      });
+      expect(await lit()).toEqual({
+        edges: ["chief->specialist:development-agent", "specialist:development-agent->server:slow"],
+        nodes: ["chief", "specialist:development-agent", "server:slow"],
+      });
+      expect(await page.locator('g.node[data-node="specialist:quality-agent"]').getAttribute("class")).toContain("off");
+      await page.locator('.story-list button[data-story="US-001"]').click();
+      await consult.and(page.locator('[data-highlight="1"]')).waitFor();
+      expect((await lit()).nodes).toContain("specialist:quality-agent");
+      // The tree's "show in graph" link and a story's bar in the timeline's lanes open the same picture.
+      await page.goto(`${flowConsole.url}#/runs/mesh`);
+      await page.locator('a.show-in-graph[data-story="US-002"]').click();
+      await page.waitForURL(/\?view=graph&story=US-002$/);
+      expect(await page.locator('.story-list button[data-story="US-002"]').getAttribute("aria-pressed")).toBe("true");
+      await page.goto(`${flowConsole.url}#/runs/mesh?view=timeline`);
+      await page.locator('.lanes .bar[data-kind="story"][data-story="US-001"]').click();
+      await page.waitForURL(/\?view=graph&story=US-001$/);
+      await consult.and(page.locator('[data-highlight="1"]')).waitFor();
       await browser.screenshot("console-graph");
+    } finally {
+      await flowConsole.stop();
+    }
+  });
+
+  it("marks a story and the call waiting for approval on the timeline, and the call once decided", async () => {
+    const { page } = browser;
+    const ws = flowWorkspace();
+    ws.writePrd([
+      {
+        mcpTools: { step1: ["filesystem"] },
+        calls: { step1: [{ tool: "filesystem__write_file", args: { path: join(ws.files, "a.txt"), content: "a\n" } }] },
+      },
+    ]);
+    const run = await ws.flow(["run", "prd.json", "--approve", "destructive", "--run-id", "waits"]);
+    expect(run.code, run.stderr).toBe(4);
+    const flowConsole = await startFlowConsole(["--cache", join(ws.dir, "c.json")], {
+      cwd: ws.dir,
+      env: { FLOW_AGENTS: undefined, FLOW_SKILLS: undefined },
+    });
+    try {
+      await page.goto(`${flowConsole.url}#/runs/waits?view=timeline`);
+      const story = page.locator('.lanes .bar.m-approval[data-kind="story"][data-story="US-001"]');
+      await story.waitFor();
+      expect(await story.getAttribute("data-approval")).toBe("waiting");
+      const call = page.locator('.waterfall .bar[data-kind="call"][data-story="US-001"]');
+      expect(await call.getAttribute("class")).toContain("m-approval");
+      expect(await call.getAttribute("data-approval")).toBe("waiting");
+      expect(await call.getAttribute("data-step")).toBe("1");
+      await call.hover();
+      const card = page.getByRole("tooltip");
+      expect(await card.textContent()).toContain("filesystem__write_file waiting for approval");
+      await browser.screenshot("console-timeline-approval");
+
+      const decided = await ws.flow(["approve", "waits", "--all", "--deny", "--reason", "not this file"]);
+      expect(decided.code, decided.stderr).toBe(0);
+      await page.reload();
+      await call.and(page.locator('[data-approval="denied"]')).waitFor();
+      expect(await call.getAttribute("class")).toContain("a-denied");
+      expect(await page.locator('.lanes .bar[data-story="US-001"]').getAttribute("data-approval")).toBeNull();
+      await call.hover();
+      expect(await page.getByRole("tooltip").textContent()).toContain("filesystem__write_file denied by flow approve");
     } finally {
       await flowConsole.stop();
     }

@@ -1,4 +1,5 @@
 import type { CallItem, ConsultReport, StepItem, StepReport, StoryReport, TurnItem } from "@meshflow/runtime/host";
+import { approvalLine, markApprovals, type SpanApproval, type TimelineApprovals } from "./approvalMarks.js";
 
 // The run page's timeline, computed from the story reports: one row per story, step, consultation,
 // model turn and tool call, each with its start and end in epoch milliseconds, grouped into lanes.
@@ -31,6 +32,8 @@ export interface Span {
   open: boolean;
   /** Something to see at a glance: a refused call, a failure, a story waiting for a person's approval. */
   mark: "refused" | "failed" | "approval" | undefined;
+  /** A call that asked a person's approval (and the story it waits in): the tool and what was decided. */
+  approval: SpanApproval | undefined;
   source: SpanSource;
 }
 
@@ -90,6 +93,7 @@ function span(
     end,
     open,
     mark: markOf(status),
+    approval: undefined,
     source,
   };
 }
@@ -112,8 +116,9 @@ function itemSpan(item: StepItem, parent: Span, index: number, now: number): Spa
       item,
     );
   const pending = item.status === "pending";
+  const waits = item.refusal?.code === "approval_required";
   const end = item.durationMs !== undefined ? at + item.durationMs : pending ? now : at;
-  return span(
+  const call = span(
     "call",
     id,
     parent.depth + 1,
@@ -126,6 +131,12 @@ function itemSpan(item: StepItem, parent: Span, index: number, now: number): Spa
     item,
     item.key,
   );
+  // The run paused at this call until a person decides: no refusal of the step's.
+  if (waits) {
+    call.mark = "approval";
+    call.approval = { state: "waiting", tool: item.tool };
+  }
+  return call;
 }
 
 /** The lines of a bar's hover card. */
@@ -143,7 +154,9 @@ export function spanDetail(s: Span): string[] {
     }
     case "call": {
       const c = src as CallItem;
-      const lines = [c.refusal ? `refused: ${c.refusal.code} ${c.refusal.message}` : `status ${c.status}`];
+      const lines = s.approval ? [approvalLine(s.approval)] : [];
+      if (s.approval?.state !== "waiting")
+        lines.push(c.refusal ? `refused: ${c.refusal.code} ${c.refusal.message}` : `status ${c.status}`);
       if (c.key) lines.push(`key ${c.key}`);
       if (c.destructive) lines.push("destructive");
       if (c.replayed) lines.push("replayed from the journal");
@@ -164,6 +177,7 @@ export function spanDetail(s: Span): string[] {
     default: {
       const story = src as StoryReport;
       return [
+        ...(s.approval ? [approvalLine(s.approval)] : []),
         `${story.steps.length} steps`,
         ...(story.tokens ? [`${story.tokens.input} / ${story.tokens.output} tokens`] : []),
         ...(story.tokens?.costUsd !== undefined ? [`$${story.tokens.costUsd.toFixed(4)}`] : []),
@@ -258,6 +272,7 @@ function storySpans(story: StoryReport, now: number): Span[] | undefined {
 /**
  * The timeline of a run's stories. `now` ends what still runs. `workers` (story id → worker) puts
  * each story in its worker's lane; otherwise a story takes the first lane free when it started.
+ * `approvals` (the run's approvals book) marks the calls that wait for, or had, a person's decision.
  *
  * @example
  * const timeline = buildTimeline(detail.tree.stories, { now: Date.now() });
@@ -265,12 +280,13 @@ function storySpans(story: StoryReport, now: number): Span[] | undefined {
  */
 export function buildTimeline(
   stories: readonly StoryReport[],
-  options: { now: number; workers?: Readonly<Record<string, string>> },
+  options: { now: number; workers?: Readonly<Record<string, string>>; approvals?: TimelineApprovals },
 ): Timeline {
   const spans = stories
     .map((s) => storySpans(s, options.now))
     .filter((s): s is Span[] => s !== undefined)
     .sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
+  if (options.approvals) markApprovals(spans, options.approvals);
   const lanes: Lane[] = [];
   const byWorker = new Map<string, Lane>();
   const freeAt: number[] = [];

@@ -31,7 +31,9 @@ function App() {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?");
   const [page = "runs", ...rest] = path.split("/");
   const runId = page === "runs" && rest.length ? decodeURIComponent(rest.join("/")) : undefined;
-  const view = new URLSearchParams(query).get("view") ?? "tree";
+  const params = new URLSearchParams(query);
+  const view = params.get("view") ?? "tree";
+  const story = params.get("story") ?? undefined;
   useEffect(() => {
     const label = PAGES.find((p) => p.id === page)?.label ?? "Runs";
     document.title = `${runId ?? label} · meshflow console`;
@@ -66,7 +68,7 @@ function App() {
         ) : page === "health" ? (
           <HealthPage />
         ) : runId ? (
-          <RunPage runId={runId} view={view} />
+          <RunPage runId={runId} view={view} story={story} />
         ) : (
           <RunsPage />
         )}

@@ -11,7 +11,7 @@ import { ApprovalsPanel, type RunApprovals } from "./ApprovalsPanel.js";
 import { useThrottled } from "./RunsPage.js";
 import { type Focus, GenericEvent, Story } from "./RunTree.js";
 
-/** The views of a run's page (`#/runs/<id>?view=<id>`). */
+/** The views of a run's page (`#/runs/<id>?view=<id>`; the graph's `&story=<id>` highlights a story's path). */
 const VIEWS = [
   { id: "tree", label: "Tree" },
   { id: "timeline", label: "Timeline" },
@@ -34,7 +34,7 @@ function useNow(on: boolean): number {
  * One run: its header, the Resume and stop buttons, and one of its views: the story → step → call
  * tree, the timeline, the mesh graph, or tokens and cost over time with a comparison.
  */
-export function RunPage({ runId, view }: { runId: string; view: string }) {
+export function RunPage({ runId, view, story }: { runId: string; view: string; story?: string | undefined }) {
   const { data, error, reload: reloadRun } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
   const approvals = useApi<RunApprovals>(`/api/runs/${encodeURIComponent(runId)}/approvals`);
   const reloadApprovals = approvals.reload;
@@ -48,6 +48,8 @@ export function RunPage({ runId, view }: { runId: string; view: string }) {
   const [focus, setFocus] = useState<Focus | undefined>();
   const now = useNow(data?.run.status === "running" && view !== "tree");
   const base = `#/runs/${encodeURIComponent(runId)}`;
+  /** The graph with a story's path highlighted (a link people can share). */
+  const graphOf = (id: string | undefined) => `${base}?view=graph${id ? `&story=${encodeURIComponent(id)}` : ""}`;
   useEffect(() => {
     if (!focus || view !== "tree") return;
     const el = document.querySelector('[data-focus="1"]');
@@ -153,9 +155,16 @@ export function RunPage({ runId, view }: { runId: string; view: string }) {
         </ul>
       </nav>
       {view === "timeline" ? (
-        <TimelineView stories={tree.stories} now={now} workers={workers.data?.workers} onOpen={open} />
+        <TimelineView
+          stories={tree.stories}
+          now={now}
+          workers={workers.data?.workers}
+          approvals={approvals.data}
+          onOpen={open}
+          graphOf={graphOf}
+        />
       ) : view === "graph" ? (
-        <GraphView stories={tree.stories} />
+        <GraphView stories={tree.stories} story={story} graphOf={graphOf} />
       ) : view === "cost" ? (
         <UsageView
           run={run}
@@ -175,6 +184,7 @@ export function RunPage({ runId, view }: { runId: string; view: string }) {
                 turns={data.turns}
                 runId={run.runId}
                 focus={focus?.story === s.id ? focus : undefined}
+                graph={graphOf(s.id)}
               />
             ))}
           </ol>

@@ -282,12 +282,15 @@ export function Story({
   turns,
   runId,
   focus,
+  graph,
 }: {
   story: StoryReport;
   results: Results;
   turns: Turns;
   runId: string;
   focus?: Focus | undefined;
+  /** The link to the mesh graph with this story's path highlighted. */
+  graph?: string | undefined;
 }) {
   const active = story.status === "running";
   const chosen = focus?.story === story.id;
@@ -301,6 +304,14 @@ export function Story({
         <summary>
           <strong>{story.id}</strong> <Status value={story.status} />
           {story.summary ? <span class="muted"> {story.summary}</span> : null}
+          {graph && story.steps.length ? (
+            <>
+              {" "}
+              <a class="show-in-graph" href={graph} data-story={story.id}>
+                show in graph
+              </a>
+            </>
+          ) : null}
         </summary>
         <ol class="steps">
           {story.steps.map((s) => (

@@ -1,5 +1,5 @@
 import type { StoryReport } from "@meshflow/runtime/host";
-import { useMemo, useState } from "preact/hooks";
+import { useMemo } from "preact/hooks";
 import { buildMeshGraph, type GraphEdge, type GraphNode } from "../../../src/pictures/meshGraph.js";
 import { duration, plural } from "../api.js";
 
@@ -66,106 +66,132 @@ function edgePath(from: Placed, to: Placed, kind: GraphEdge["kind"]): { d: strin
 /**
  * The mesh a run used: the chief analyst, the specialists that worked, the MCP servers they called
  * and the consultations between specialists. Each arrow says how many steps, calls or consultations
- * went along it, how many failed and their median time; choosing a story highlights its path.
+ * went along it, how many failed and their median time. Clicking a story in the list beside it (or
+ * opening `?view=graph&story=<id>`, as the timeline and the tree link to it) highlights the story's
+ * path: its edges and nodes carry `data-highlight="1"`, the others are dimmed.
  */
-export function GraphView({ stories }: { stories: StoryReport[] }) {
+export function GraphView({
+  stories,
+  story: chosen,
+  graphOf,
+}: {
+  stories: StoryReport[];
+  /** The story whose path is highlighted (from the page's URL). */
+  story?: string | undefined;
+  /** The page's link to the graph with a story highlighted, or none for every story. */
+  graphOf: (story: string | undefined) => string;
+}) {
   const graph = useMemo(() => buildMeshGraph(stories), [stories]);
   const { placed, height } = useMemo(() => place(graph.nodes), [graph]);
-  const [story, setStory] = useState("");
   const started = stories.filter((s) => s.steps.length);
+  // A story the run never started (or an id from an old link) highlights nothing: every story shows.
+  const story = chosen && started.some((s) => s.id === chosen) ? chosen : "";
   const on = (e: GraphEdge) => !story || e.stories.includes(story);
   const usedNodes = new Set(graph.edges.filter((e) => story && on(e)).flatMap((e) => [e.from, e.to]));
+  const pick = (id: string | undefined) => {
+    location.hash = graphOf(id);
+  };
   return (
     <section class="graph" aria-label="Mesh graph">
       <h2>The mesh</h2>
-      <label>
-        Highlight a story's path{" "}
-        <select
-          aria-label="Highlight a story's path"
-          value={story}
-          onChange={(e) => setStory((e.currentTarget as HTMLSelectElement).value)}
-        >
-          <option value="">every story</option>
+      <p class="muted">{story ? `The path of ${story} is highlighted.` : "Click a story to highlight its path."}</p>
+      <div class="graph-body">
+        <ul class="story-list" aria-label="Stories of the run">
+          <li>
+            <button type="button" aria-pressed={!story} onClick={() => pick(undefined)}>
+              every story
+            </button>
+          </li>
           {started.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.id} ({s.status})
-            </option>
+            <li key={s.id}>
+              <button
+                type="button"
+                data-story={s.id}
+                aria-pressed={story === s.id}
+                title={`Highlight the path of ${s.id} (${s.status})`}
+                onClick={() => pick(s.id)}
+              >
+                {s.id} <span class="muted">{s.status}</span>
+              </button>
+            </li>
           ))}
-        </select>
-      </label>
-      <svg
-        width="100%"
-        viewBox={`0 0 ${COLUMN.server + BOX_W / 2 + 20} ${height}`}
-        role="img"
-        aria-label={`The mesh: ${plural(graph.nodes.length, "node")}, ${plural(graph.edges.length, "edge")}`}
-        data-highlight={story || undefined}
-      >
-        <defs>
-          <marker
-            id="arrow"
-            viewBox="0 0 10 10"
-            refX="10"
-            refY="5"
-            markerUnits="userSpaceOnUse"
-            markerWidth="9"
-            markerHeight="9"
-            orient="auto"
-          >
-            <path d="M 0 0 L 10 5 L 0 10 z" fill="currentColor" />
-          </marker>
-        </defs>
-        {graph.edges.map((e) => {
-          const from = placed.get(e.from);
-          const to = placed.get(e.to);
-          if (!from || !to) return null;
-          const { d, lx, ly } = edgePath(from, to, e.kind);
-          const lit = on(e);
-          return (
-            <g
-              key={e.id}
-              class={`edge k-${e.kind}${e.errors ? " has-errors" : ""}${story ? (lit ? " on" : " off") : ""}`}
-              data-edge={e.id}
-              data-from={e.from}
-              data-to={e.to}
-              data-kind={e.kind}
-              data-count={e.count}
-              data-errors={e.errors}
-              data-label={edgeLabel(e)}
+        </ul>
+        <svg
+          width="100%"
+          viewBox={`0 0 ${COLUMN.server + BOX_W / 2 + 20} ${height}`}
+          role="img"
+          aria-label={`The mesh: ${plural(graph.nodes.length, "node")}, ${plural(graph.edges.length, "edge")}`}
+          data-highlight={story || undefined}
+        >
+          <defs>
+            <marker
+              id="arrow"
+              viewBox="0 0 10 10"
+              refX="10"
+              refY="5"
+              markerUnits="userSpaceOnUse"
+              markerWidth="9"
+              markerHeight="9"
+              orient="auto"
             >
-              <title>{`${from.label} → ${to.label}: ${edgeLabel(e)}; stories ${e.stories.slice(0, 20).join(", ")}${e.stories.length > 20 ? "…" : ""}`}</title>
-              <path d={d} marker-end="url(#arrow)" />
-              {e.kind === "consult" ? (
-                <text x={lx} y={ly} text-anchor="start">
-                  {edgeLabel(e)
-                    .split(" · ")
-                    .map((part, i) => (
-                      <tspan key={part} x={lx} dy={i ? 13 : 0}>
-                        {part}
-                      </tspan>
-                    ))}
-                </text>
-              ) : (
-                <text x={lx} y={ly} text-anchor="middle">
-                  {edgeLabel(e)}
-                </text>
-              )}
+              <path d="M 0 0 L 10 5 L 0 10 z" fill="currentColor" />
+            </marker>
+          </defs>
+          {graph.edges.map((e) => {
+            const from = placed.get(e.from);
+            const to = placed.get(e.to);
+            if (!from || !to) return null;
+            const { d, lx, ly } = edgePath(from, to, e.kind);
+            const lit = on(e);
+            return (
+              <g
+                key={e.id}
+                class={`edge k-${e.kind}${e.errors ? " has-errors" : ""}${story ? (lit ? " on" : " off") : ""}`}
+                data-edge={e.id}
+                data-from={e.from}
+                data-to={e.to}
+                data-kind={e.kind}
+                data-count={e.count}
+                data-errors={e.errors}
+                data-label={edgeLabel(e)}
+                data-highlight={story && lit ? "1" : undefined}
+              >
+                <title>{`${from.label} → ${to.label}: ${edgeLabel(e)}; stories ${e.stories.slice(0, 20).join(", ")}${e.stories.length > 20 ? "…" : ""}`}</title>
+                <path d={d} marker-end="url(#arrow)" />
+                {e.kind === "consult" ? (
+                  <text x={lx} y={ly} text-anchor="start">
+                    {edgeLabel(e)
+                      .split(" · ")
+                      .map((part, i) => (
+                        <tspan key={part} x={lx} dy={i ? 13 : 0}>
+                          {part}
+                        </tspan>
+                      ))}
+                  </text>
+                ) : (
+                  <text x={lx} y={ly} text-anchor="middle">
+                    {edgeLabel(e)}
+                  </text>
+                )}
+              </g>
+            );
+          })}
+          {[...placed.values()].map((n) => (
+            <g
+              key={n.id}
+              class={`node k-${n.kind}${story ? (usedNodes.has(n.id) ? " on" : " off") : ""}`}
+              data-node={n.id}
+              data-highlight={story && usedNodes.has(n.id) ? "1" : undefined}
+              transform={`translate(${n.x - BOX_W / 2} ${n.y - BOX_H / 2})`}
+            >
+              <rect width={BOX_W} height={BOX_H} rx="6" />
+              <text x={BOX_W / 2} y={BOX_H / 2 + 5} text-anchor="middle">
+                {n.kind === "server" ? `⛁ ${n.label}` : n.label}
+              </text>
             </g>
-          );
-        })}
-        {[...placed.values()].map((n) => (
-          <g
-            key={n.id}
-            class={`node k-${n.kind}${story ? (usedNodes.has(n.id) ? " on" : " off") : ""}`}
-            data-node={n.id}
-            transform={`translate(${n.x - BOX_W / 2} ${n.y - BOX_H / 2})`}
-          >
-            <rect width={BOX_W} height={BOX_H} rx="6" />
-            <text x={BOX_W / 2} y={BOX_H / 2 + 5} text-anchor="middle">
-              {n.kind === "server" ? `⛁ ${n.label}` : n.label}
-            </text>
-          </g>
-        ))}
-      </svg>
+          ))}
+        </svg>
+      </div>
       <p class="muted">
         {plural(
           graph.edges.filter((e) => e.kind === "tools").reduce((n, e) => n + e.count, 0),

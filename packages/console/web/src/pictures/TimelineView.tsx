@@ -1,5 +1,6 @@
 import type { StoryReport } from "@meshflow/runtime/host";
 import { useMemo, useRef, useState } from "preact/hooks";
+import type { TimelineApprovals } from "../../../src/pictures/approvalMarks.js";
 import { buildTimeline, type Lane, type Span, spanDetail } from "../../../src/pictures/timeline.js";
 import { duration } from "../api.js";
 import { axisTicks, HoverCard, type Hovered } from "./chart.js";
@@ -19,11 +20,12 @@ const at = (t: number, start: number, width: number) => `${(((t - start) / width
 function Bar({ span, start, width, lane }: { span: Span; start: number; width: number; lane: string }) {
   return (
     <div
-      class={`bar k-${span.kind} s-${span.status}${span.mark ? ` m-${span.mark}` : ""}${span.open ? " open" : ""}`}
+      class={`bar k-${span.kind} s-${span.status}${span.mark ? ` m-${span.mark}` : ""}${span.approval ? ` a-${span.approval.state}` : ""}${span.open ? " open" : ""}`}
       data-span={span.id}
       data-lane={lane}
       data-story={span.story}
       data-kind={span.kind}
+      data-approval={span.approval?.state}
       data-start={span.start}
       data-end={span.end}
       {...(span.step !== undefined ? { "data-step": span.step } : {})}
@@ -36,22 +38,29 @@ function Bar({ span, start, width, lane }: { span: Span; start: number; width: n
  * A run's timeline: an overview with one track per lane (the stories that ran side by side, or each
  * worker's), then the waterfall of stories → steps → consultations, model turns and tool calls.
  * Only the waterfall rows in view are drawn, so a run of thousands of stories scrolls freely. Hover a
- * bar for its details; click it to open it in the tree.
+ * bar for its details; click it to open it in the tree. A story's bar in the overview opens the mesh
+ * graph with the story's path highlighted. Calls that wait for a person's approval, and their stories,
+ * are amber; approved and denied calls are outlined.
  */
 export function TimelineView({
   stories,
   now,
   workers,
+  approvals,
   onOpen,
+  graphOf,
 }: {
   stories: StoryReport[];
   now: number;
   workers?: Record<string, string> | undefined;
+  approvals?: TimelineApprovals | undefined;
   onOpen: (span: Span) => void;
+  /** The link to the mesh graph with a story's path highlighted. */
+  graphOf: (story: string) => string;
 }) {
   const timeline = useMemo(
-    () => buildTimeline(stories, { now, ...(workers ? { workers } : {}) }),
-    [stories, now, workers],
+    () => buildTimeline(stories, { now, ...(workers ? { workers } : {}), ...(approvals ? { approvals } : {}) }),
+    [stories, now, workers, approvals],
   );
   const rows = useMemo(() => {
     const flat: Row[] = [];
@@ -81,7 +90,10 @@ export function TimelineView({
     setHovered({
       x: e.clientX,
       y: e.clientY,
-      title: `${span.label} · ${span.status}${span.mark ? ` (${span.mark})` : ""}`,
+      title:
+        span.approval?.state === "waiting"
+          ? `${span.label} · waiting for approval`
+          : `${span.label} · ${span.status}${span.mark ? ` (${span.mark})` : ""}`,
       lines: [
         `${duration(span.end - span.start)}${span.open ? " so far" : ""}, from +${duration(span.start - start)}`,
         ...spanDetail(span),
@@ -90,7 +102,11 @@ export function TimelineView({
   };
   const click = (e: Event) => {
     const span = spanAt(e.target);
-    if (span) onOpen(span);
+    if (!span) return;
+    // The overview is a map of the stories: a story's bar there shows the story's path in the graph.
+    const overview = (e.target as HTMLElement | null)?.closest?.(".lanes");
+    if (overview && span.kind === "story") location.hash = graphOf(span.story);
+    else onOpen(span);
   };
 
   if (!timeline.lanes.length) return <p class="muted">No story has started yet.</p>;
@@ -107,8 +123,9 @@ export function TimelineView({
       <h2>Timeline</h2>
       <p class="muted">
         {timeline.lanes.length} lane{timeline.lanes.length === 1 ? "" : "s"} over {duration(width)}: stories that ran
-        side by side are in separate lanes. Red marks a failure, a hatch a refused call, amber a story waiting for an
-        approval. Click a bar to open it in the tree.
+        side by side are in separate lanes. Red marks a failure, a hatch a refused call, amber a story and a call
+        waiting for an approval (outlined green once approved, red once denied). Click a bar to open it in the tree, a
+        story's bar in the lanes to see its path in the mesh graph.
       </p>
       <section class="lanes" aria-label="Lanes">
         {timeline.lanes.map((lane) => (
@@ -160,6 +177,7 @@ export function TimelineView({
                 >
                   {span.label}
                 </button>
+
                 <div class="track">
                   <Bar span={span} start={start} width={width} lane={row.lane.id} />
                 </div>
