@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { MeshflowError, toMeshflowError } from "@meshflow/core";
-import type { Executor } from "@meshflow/mcp";
 import type { PlannedStory, RunPlan } from "../../RunPlan.js";
 import { commitType } from "../commitTypes.js";
 import { Git } from "../Git.js";
@@ -20,8 +19,6 @@ export interface StoryWorktreesOptions {
   storeRoot: string;
   /** The servers started per worktree; absent, every story's calls go to the run's servers. */
   planes?: WorktreePlanes;
-  /** The run's executor, for the calls of servers that do not depend on the workspace. */
-  shared?: Executor;
 }
 
 /** One story's worktree. */
@@ -119,8 +116,7 @@ export class StoryWorktrees implements StoryWorkspaces {
     }
     const there = Git.linked(dir);
     const prdDir = join(dir, relative(git.root, resolve(plan.prdDir)));
-    const { planes, shared } = this.#options;
-    const executor = planes && shared ? planes.executorFor(dir, shared) : undefined;
+    const executor = this.#options.planes?.executorFor(dir);
     const worktree: Worktree = {
       storyId: planned.id,
       dir,
