@@ -284,6 +284,8 @@ async function runOne(
       ...viewListeners(view),
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
+      // At the start, before the view draws the stories (with --json: among the warnings at the end).
+      ...(options.json ? {} : { onNotice: (message: string) => output.err(`flow: ${message}`) }),
     },
     {
       prdFile: target.file,
