@@ -43,6 +43,10 @@ export async function storyWorkspaces(
   const { StoryWorktrees, WorktreePlanes } = await import("@meshflow/runtime/host");
   const { env } = command;
   // The worktrees' servers are siblings of the run's plane: their calls pass the run's one guard.
-  const planes = new WorktreePlanes({ mcpConfig: env.mcpConfig, plane: parts.plane, logDir: join(env.store.root, "logs") });
+  const planes = new WorktreePlanes({
+    mcpConfig: env.mcpConfig,
+    plane: parts.plane,
+    logDir: join(env.store.root, "logs"),
+  });
   return new StoryWorktrees({ git, storeRoot: env.store.root, planes });
 }
