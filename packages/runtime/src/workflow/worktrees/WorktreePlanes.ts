@@ -42,9 +42,11 @@ export class WorktreePlanes {
 
   /**
    * The executor of the story working in `dir`: calls of its workspace servers go to servers started
-   * for `dir`, the others to the run's. Undefined when no server depends on the workspace.
+   * for `dir`, the others to the run's. Undefined when no server depends on the workspace. Those of
+   * `start` start now, without waiting for them (`dir` must exist): while git fills the worktree; the
+   * others start with their first call.
    */
-  executorFor(dir: string): Executor | undefined {
+  executorFor(dir: string, start: readonly string[] = []): Executor | undefined {
     const config = this.#configFor(dir);
     if (!config) return undefined;
     const run = this.#options.plane;
@@ -56,6 +58,9 @@ export class WorktreePlanes {
       this.#planes.set(dir, plane);
     }
     const own = new Set(config.servers.keys());
+    const early = start.filter((server) => own.has(server));
+    // A server that fails to start says so at the story's first call of it.
+    if (early.length) plane.then((made) => made.start?.(early)).catch(() => undefined);
     const planeOf = plane;
     return {
       async submit(call, ctx) {
