@@ -170,8 +170,7 @@ export class StoryWorktrees implements StoryWorkspaces {
         gated: (planned.story.verify?.length ?? 0) > 0,
         gate: () => request.gate(worktree.prdDir),
         // Read from HEAD itself (no git process); git is asked only when HEAD cannot be read.
-        targetCheckedOut: async () =>
-          (this.#options.git.headBranch() ?? (await this.#options.git.branch())) === target,
+        targetCheckedOut: async () => (this.#options.git.headBranch() ?? (await this.#options.git.branch())) === target,
         exclusive: (work) => this.#exclusive(work),
         ...(request.resolve
           ? { resolve: (conflicted) => request.resolve?.(conflicted, worktree) ?? noResolver() }

@@ -53,7 +53,7 @@ export interface Merged {
  * back on the story's branch, which is kept.
  */
 export async function mergeStory(request: MergeRequest): Promise<Merged> {
-  const { main, worktree, branch, target } = request;
+  const { main, branch, target } = request;
   const [ours, theirs] = [`refs/heads/${target}`, `refs/heads/${branch}`];
   const [head = "", headTree = "", branchHead = ""] = (
     await main.plumbing(["rev-parse", `${ours}^{commit}`, `${ours}^{tree}`, `${theirs}^{commit}`])
