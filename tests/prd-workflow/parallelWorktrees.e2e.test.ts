@@ -166,6 +166,41 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     expect(repo.branches()).toEqual([]);
   });
 
+  it("counts the calls of every worktree's servers against the run's one guard: --calls-per-minute pauses the run (exit 130)", async () => {
+    // Regression: the filesystem server started per worktree had a guard of its own (6,000 calls a
+    // minute, no emergency stop of the run's), so its calls escaped the run's --calls-per-minute.
+    const repo = repository();
+    const fourWrites = (story: number) => ({
+      mcpTools: { step1: ["filesystem"] },
+      calls: {
+        step1: Array.from({ length: 4 }, (_, j) => ({
+          tool: "filesystem__write_file",
+          args: { path: `src/story-${story}-${j}.txt`, content: `${story}.${j}\n` },
+        })),
+      },
+    });
+    writePrd(repo, [fourWrites(1), fourWrites(2)]);
+    const args = ["run", "prd.json", "--parallel", "2", "--calls-per-minute", "5", "--run-id", "limited", "--json"];
+    const result = await repo.flow(args);
+    expect(result.code, result.stderr).toBe(130);
+    const events = parseEvents(result.stdout);
+    // Five calls of both stories together are admitted, then the guard locks for the whole run.
+    expect(events.filter((e) => e.type === "tool.result" && !e.isError)).toHaveLength(5);
+    expect(result.stderr).toContain("run limited paused: the guard locked (rate_limit_exceeded");
+    expect(result.stderr).toContain("more than 5 calls");
+    expect(repo.prd().userStories.map((s) => s.passes)).toEqual([false, false]);
+    expect(repo.commits()).toHaveLength(1);
+
+    // Resumed without the limit, the paused stories finish in their worktrees and are merged.
+    const resumed = await repo.flow(["resume", "limited", "--calls-per-minute", "0", "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const story of [1, 2])
+      for (let j = 0; j < 4; j++)
+        expect(readFileSync(join(repo.dir, `src/story-${story}-${j}.txt`), "utf8")).toBe(`${story}.${j}\n`);
+    expect(repo.prd().userStories.map((s) => s.passes)).toEqual([true, true]);
+    expect(repo.worktrees()).toBe(0);
+  });
+
   it("warns once outside a git repository that stories side by side share one folder", async () => {
     const repo = repository();
     rmSync(join(repo.dir, ".git"), { recursive: true, force: true });
@@ -279,7 +314,10 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     const alone = await repo.flow(["run", "prd.json", "--parallel", "4"]);
     expect(alone.code, alone.stderr).toBe(0);
     expect(alone.stderr.match(/no two stories of .* can run together/g)).toHaveLength(1);
-    expect(alone.stderr).toContain("--parallel-order deps");
+    // Said at the start, before the stories run, not among the warnings at the end.
+    const [first = ""] = alone.stderr.split("\n");
+    expect(first).toMatch(/^flow: --parallel 4: no two stories of .* can run together .*--parallel-order deps/);
+    expect(alone.stderr).not.toMatch(/warning: --parallel 4/);
   }, 120_000);
 
   it("merges each story once when a run killed with -9 during a merge is resumed", async () => {

@@ -50,6 +50,12 @@ export interface RunDependencies {
    * waits before the next try, for a live view. Transient like `onModelText`.
    */
   onModelWait?: (wait: ModelWait) => void;
+  /**
+   * Told, once the plan is made and before any story starts, what the run's user should know from the
+   * outset (`--parallel n` running nothing side by side, and the flag that would). Absent: such notices
+   * are among the summary's warnings at the end.
+   */
+  onNotice?: (message: string) => void;
   /** Asked before each call of a `destructiveHint` tool; without it such calls run (and are marked). */
   confirmDestructive?: ConfirmDestructive;
   /**

@@ -1,5 +1,5 @@
-import type { ErrorCode, ToolDescriptor } from "@meshflow/core";
-import type { Executor } from "@meshflow/mcp";
+import type { ErrorCode, McpConfig, ToolDescriptor } from "@meshflow/core";
+import type { ClientPoolOptions, Executor } from "@meshflow/mcp";
 import type { SpecialistInfo } from "./specialists/defineSpecialist.js";
 
 /** A server whose tools could not be listed. */
@@ -42,6 +42,14 @@ export interface ToolPlane {
   /** Resolves a name to a tool of `tools`; throws `tool_not_found` / `tool_ambiguous` with candidates. */
   resolve(name: string, tools: readonly ToolDescriptor[], specialist: string): ToolResolution;
   readonly executor: Executor;
+  /**
+   * A plane over other servers (those of `mcpConfig`, started in their own pool) whose calls pass the
+   * very middleware state of this one: its guard (rate limit, emergency stop), metrics collector,
+   * confirmation gate and event sink. What a run starts per story worktree is made with it, so no call
+   * escapes the run's limits. Its executor runs calls in this process. Optional: a plane without it
+   * cannot have servers started per worktree.
+   */
+  sibling?(mcpConfig: McpConfig, pool?: ClientPoolOptions): Promise<ToolPlane>;
   /**
    * Masks the MCP config's secret values in text that enters the run from outside the tool calls
    * (verify commands' output). Optional: a plane without secrets leaves text as it is.

@@ -1,6 +1,14 @@
 import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import { configSecrets, MeshflowError, scrubText } from "@meshflow/core";
-import type { ClientPool, ClientPoolOptions, EventSink, Guard, MetricsCollector, ToolHandler } from "@meshflow/mcp";
+import type {
+  ClientPool,
+  ClientPoolOptions,
+  ConfirmationGate,
+  EventSink,
+  Guard,
+  MetricsCollector,
+  ToolHandler,
+} from "@meshflow/mcp";
 import { type Executor, InlineExecutor } from "@meshflow/mcp";
 import type { RepertoireRules, RepertoireRulesOptions } from "./internal/RepertoireRules.js";
 import type { DiscoveryFailure, ToolPlane } from "./ToolPlane.js";
@@ -24,8 +32,17 @@ export interface ToolPlaneOptions extends RepertoireRulesOptions {
   guard?: Guard;
   /** Call metrics (latency percentiles, errors) of every call of the run. */
   metrics?: MetricsCollector;
+  /** The confirmation tokens of destructive calls; default: a gate of its own. */
+  confirmation?: ConfirmationGate;
   /** Runs calls somewhere else than in this process (a queue); default: an {@link InlineExecutor} over the chain. */
   executor?: (chain: ToolHandler) => Executor;
+}
+
+/** The stateful middleware of a plane's call path, which its {@link ToolPlane.sibling} planes share. */
+interface CallPath {
+  guard: Guard;
+  metrics: MetricsCollector;
+  confirmation: ConfirmationGate;
 }
 
 interface Pooled {
@@ -54,11 +71,24 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
   let loaded: Loaded | undefined;
   let pooling: Promise<Pooled> | undefined;
   let closed = false;
+  let pathing: Promise<CallPath> | undefined;
+  // One guard, one metrics collector, one confirmation gate for every call of this plane and its siblings.
+  const callPath = (): Promise<CallPath> => {
+    pathing ??= (async () => {
+      const { ConfirmationGate, Guard, MetricsCollector } = await import("@meshflow/mcp");
+      return {
+        guard: options.guard ?? new Guard(),
+        metrics: options.metrics ?? new MetricsCollector(),
+        confirmation: options.confirmation ?? new ConfirmationGate(),
+      };
+    })();
+    return pathing;
+  };
   // The client pool needs only the MCP layer; the rules (skills, capability catalog, resolver) load
   // beside it, so servers can be started before the rest is ready.
   const loadPool = (): Promise<Pooled> => {
     pooling ??= (async () => {
-      const { ClientPool, createToolChain } = await import("@meshflow/mcp");
+      const [{ ClientPool, createToolChain }, path] = await Promise.all([import("@meshflow/mcp"), callPath()]);
       const pool =
         options.clientPool ??
         new ClientPool(options.mcpConfig.servers, {
@@ -67,8 +97,7 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
         });
       const chain = createToolChain({
         pool,
-        ...(options.metrics ? { metrics: options.metrics } : {}),
-        ...(options.guard ? { guard: options.guard } : {}),
+        ...path,
         ...(options.onMiddlewareEvent ? { onEvent: options.onMiddlewareEvent } : {}),
       });
       return { pool, chain };
@@ -122,6 +151,16 @@ export async function createToolPlane(options: ToolPlaneOptions): Promise<ToolPl
       return loaded.rules.resolve(name, tools, specialist);
     },
     executor,
+    async sibling(mcpConfig, pool) {
+      // Its calls run here, through this plane's guard, metrics and confirmation gate (never through a
+      // queue: the workers would start the servers with their own configuration).
+      return createToolPlane({
+        mcpConfig,
+        ...(pool ? { pool } : {}),
+        ...(await callPath()),
+        ...(options.onMiddlewareEvent ? { onMiddlewareEvent: options.onMiddlewareEvent } : {}),
+      });
+    },
     async close() {
       if (closed) return;
       closed = true;

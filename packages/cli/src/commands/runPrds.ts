@@ -289,6 +289,8 @@ async function runOne(
       ...(trace ? { onEmitted: trace } : {}),
       ...confirmation(options, view),
       ...approvalDeps(approvals, options.waitForApproval),
+      // At the start, before the view draws the stories (with --json: among the warnings at the end).
+      ...(options.json ? {} : { onNotice: (message: string) => output.err(`flow: ${message}`) }),
     },
     {
       prdFile: target.file,

@@ -42,6 +42,11 @@ export async function storyWorkspaces(
   if (isolation !== "worktree" || !git) return undefined;
   const { StoryWorktrees, WorktreePlanes } = await import("@meshflow/runtime/host");
   const { env } = command;
-  const planes = new WorktreePlanes({ mcpConfig: env.mcpConfig, logDir: join(env.store.root, "logs") });
-  return new StoryWorktrees({ git, storeRoot: env.store.root, planes, shared: parts.plane.executor });
+  // The worktrees' servers are siblings of the run's plane: their calls pass the run's one guard.
+  const planes = new WorktreePlanes({
+    mcpConfig: env.mcpConfig,
+    plane: parts.plane,
+    logDir: join(env.store.root, "logs"),
+  });
+  return new StoryWorktrees({ git, storeRoot: env.store.root, planes });
 }

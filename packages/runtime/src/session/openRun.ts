@@ -60,7 +60,9 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
     const plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
     state.warnings.push(...checked.warnings);
     const alone = aloneNotice(checked.plan, options.parallel ?? 1, options.record.parallelOrder);
-    if (alone) state.warnings.push(alone);
+    // Said before the stories start, when someone listens then; else with the run's warnings.
+    if (alone && state.deps.onNotice) state.deps.onNotice(alone);
+    else if (alone) state.warnings.push(alone);
     state.begin(handle, plan).setTools(checked.tools, checked.failures);
     return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
   } catch (error) {

@@ -24,8 +24,11 @@ const GIT_GLOBAL = [
   "status.submoduleSummary=false",
 ];
 
-/** Switches the repository's hooks off for one git command. */
-const HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"];
+/**
+ * Switches the repository's hooks off for one git command, and its automatic maintenance (a
+ * `git maintenance run --auto` process after each commit or merge; the user's own commands still run it).
+ */
+const HOOKS_OFF = ["-c", "core.hooksPath=/dev/null", "-c", "maintenance.auto=false"];
 
 /** What `git status` says of one path, with a digest of its content so a further edit shows. */
 export type TreeState = ReadonlyMap<string, string>;
@@ -37,10 +40,13 @@ export type TreeState = ReadonlyMap<string, string>;
  */
 export class Git {
   readonly root: string;
+  /** The folder of the repository's (or linked worktree's) own files: `HEAD`, the index. */
+  readonly gitDir: string;
   readonly #pinned: readonly string[];
 
   private constructor(root: string, gitDir: string) {
     this.root = root;
+    this.gitDir = gitDir;
     this.#pinned = [`--git-dir=${gitDir}`, `--work-tree=${root}`];
   }
 
@@ -151,6 +157,19 @@ export class Git {
     return (await this.git(["branch", "--show-current"])).trim();
   }
 
+  /**
+   * The current branch name read from `HEAD` itself, without starting git (empty on a detached HEAD);
+   * undefined when `HEAD` cannot be read (ask {@link branch} then).
+   */
+  headBranch(): string | undefined {
+    try {
+      const head = readFileSync(join(this.gitDir, "HEAD"), "utf8").trim();
+      return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Checks out `branch`, creating it from HEAD when it does not exist. Returns whether it was created. */
   async checkoutBranch(branch: string): Promise<boolean> {
     if ((await this.branch()) === branch) return false;
@@ -168,9 +187,23 @@ export class Git {
    * paragraphs; returns the new commit id. Nothing else staged is committed (`commit -- <paths>`).
    */
   async commit(paths: readonly string[], message: readonly string[]): Promise<string> {
-    await this.git(["add", "-A", "--", ...paths]);
-    await this.git(["commit", "--quiet", ...message.flatMap((m) => ["-m", m]), "--", ...paths]);
+    await this.record(paths, message);
     return (await this.git(["rev-parse", "HEAD"])).trim();
+  }
+
+  /** As {@link commit}, without asking git for the new commit's id (one git process less). */
+  async record(paths: readonly string[], message: readonly string[]): Promise<void> {
+    await this.git(["add", "-A", "--", ...paths]);
+    // No automatic maintenance after it (one process less): the user's own commits still run it.
+    await this.git([
+      "-c",
+      "maintenance.auto=false",
+      "commit",
+      "--quiet",
+      ...message.flatMap((m) => ["-m", m]),
+      "--",
+      ...paths,
+    ]);
   }
 }
 

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { MeshflowError, toMeshflowError } from "@meshflow/core";
 import type { Executor } from "@meshflow/mcp";
 import type { PlannedStory, RunPlan } from "../../RunPlan.js";
@@ -20,8 +20,6 @@ export interface StoryWorktreesOptions {
   storeRoot: string;
   /** The servers started per worktree; absent, every story's calls go to the run's servers. */
   planes?: WorktreePlanes;
-  /** The run's executor, for the calls of servers that do not depend on the workspace. */
-  shared?: Executor;
 }
 
 /** One story's worktree. */
@@ -103,11 +101,15 @@ export class StoryWorktrees implements StoryWorkspaces {
     const dir = join(folder, worktreeName(planned.id));
     const branch = `flow/${runId}/${worktreeName(planned.id)}`;
     const found = existsSync(join(dir, ".git"));
+    let executor: Executor | undefined;
     if (!found) {
       mkdirSync(folder, { recursive: true });
       // The main tree's `git status` never lists the worktrees (nor a dirty-tree check counts them).
       const ignore = join(folder, "..", ".gitignore");
       if (!existsSync(ignore)) writeFileSync(ignore, "*\n");
+      // The story's workspace servers start in the (empty) folder while git fills it.
+      mkdirSync(dir, { recursive: true });
+      executor = this.#options.planes?.executorFor(dir, serversOf(planned));
       await this.#exclusive(async () => {
         const made = await git.attempt(["worktree", "add", "--quiet", "-b", branch, dir, `refs/heads/${target}`]);
         if (made === undefined) {
@@ -119,8 +121,7 @@ export class StoryWorktrees implements StoryWorkspaces {
     }
     const there = Git.linked(dir);
     const prdDir = join(dir, relative(git.root, resolve(plan.prdDir)));
-    const { planes, shared } = this.#options;
-    const executor = planes && shared ? planes.executorFor(dir, shared) : undefined;
+    executor ??= this.#options.planes?.executorFor(dir);
     const worktree: Worktree = {
       storyId: planned.id,
       dir,
@@ -168,18 +169,27 @@ export class StoryWorktrees implements StoryWorkspaces {
         runId,
         gated: (planned.story.verify?.length ?? 0) > 0,
         gate: () => request.gate(worktree.prdDir),
-        targetCheckedOut: async () => (await this.#options.git.branch()) === target,
+        // Read from HEAD itself (no git process); git is asked only when HEAD cannot be read.
+        targetCheckedOut: async () => (this.#options.git.headBranch() ?? (await this.#options.git.branch())) === target,
         exclusive: (work) => this.#exclusive(work),
         ...(request.resolve
           ? { resolve: (conflicted) => request.resolve?.(conflicted, worktree) ?? noResolver() }
           : {}),
       });
-      return { ...merged, ...committed, warnings: [...committed.warnings, ...merged.warnings] };
+      const { branchHead, ...outcome } = merged;
+      return {
+        ...outcome,
+        ...committed,
+        ...(committed.message && branchHead ? { commit: branchHead } : {}),
+        warnings: [...committed.warnings, ...merged.warnings],
+      };
     });
     // Outside the queue's turn: the next story merges meanwhile. The worktree's servers stop once its
     // resolution step (if any) is done.
-    await this.#options.planes?.release(worktree.dir);
-    if (landed.status === "passed") await this.#remove(worktree);
+    await Promise.all([
+      this.#options.planes?.release(worktree.dir),
+      landed.status === "passed" ? this.#remove(worktree) : undefined,
+    ]);
     return landed;
   }
 
@@ -187,7 +197,7 @@ export class StoryWorktrees implements StoryWorkspaces {
   async #commit(
     worktree: Worktree,
     request: LandingRequest,
-  ): Promise<{ files: string[]; commit?: string; message?: string; warnings: string[] } | Landing> {
+  ): Promise<{ files: string[]; message?: string; warnings: string[] } | Landing> {
     const { planned, runId, plan } = request;
     // A run stopped mid-merge left the worktree on the merge: back to the story's branch.
     if (worktree.found)
@@ -199,8 +209,9 @@ export class StoryWorktrees implements StoryWorkspaces {
     const files = await this.#changed(worktree, plan);
     if (!files.length) return { files, warnings: [] };
     const message = `${commitType(request.specialists)}: ${oneLine(planned.id)} ${oneLine(planned.story.title)}`;
-    const commit = await worktree.git.commit(files, [message, `Meshflow-Run: ${runId}`]);
-    return { files, commit, message, warnings: [] };
+    // Its id comes with the merge's look at the branches (one git process less).
+    await worktree.git.record(files, [message, `Meshflow-Run: ${runId}`]);
+    return { files, message, warnings: [] };
   }
 
   async keep(planned: PlannedStory): Promise<void> {
@@ -225,15 +236,30 @@ export class StoryWorktrees implements StoryWorkspaces {
     return [...(await worktree.git.state(ours)).keys()].sort();
   }
 
-  /** A merged story's worktree and branch go. */
+  /**
+   * A merged story's worktree and branch go. Git's record of the worktree (its folder under the
+   * repository's `worktrees/`) is removed alone, as `git worktree remove` does it, without a git process;
+   * then the worktree's folder, and the branch (`update-ref -d`, which lists no worktree, so it needs no
+   * turn). A record that is not where it should be is left to `git worktree remove`.
+   */
   async #remove(worktree: Worktree): Promise<void> {
     const { git } = this.#options;
+    const record = worktree.git.gitDir;
+    const ours = relative(join(git.gitDir, "worktrees"), record);
+    const plain = ours && !ours.startsWith("..") && !ours.includes(sep) && !isAbsolute(ours);
     await this.#exclusive(async () => {
-      await git.plumbing(["worktree", "remove", "--force", worktree.dir]);
-      await git.plumbing(["branch", "-D", "--quiet", worktree.branch]);
+      if (plain) rmSync(record, { recursive: true, force: true });
+      else await git.plumbing(["worktree", "remove", "--force", worktree.dir]);
     });
+    rmSync(worktree.dir, { recursive: true, force: true });
+    await git.plumbing(["update-ref", "-d", `refs/heads/${worktree.branch}`]);
     this.#open.delete(worktree.storyId);
   }
+}
+
+/** The servers a story's steps name (`mcpTools`). */
+function serversOf(planned: PlannedStory): string[] {
+  return [...new Set(Object.values(planned.story.mcpTools ?? {}).flat())];
 }
 
 function noResolver(): Promise<{ passed: boolean; summary: string }> {

@@ -35,6 +35,8 @@ export interface MergeRequest {
 export interface Merged {
   status: StepStatus;
   summary: string;
+  /** The head of the story's branch (its commit, when it made one). */
+  branchHead?: string;
   gate?: GateResult;
   warnings: string[];
 }
@@ -51,11 +53,18 @@ export interface Merged {
  * back on the story's branch, which is kept.
  */
 export async function mergeStory(request: MergeRequest): Promise<Merged> {
+  const { main, branch, target } = request;
+  const [ours, theirs] = [`refs/heads/${target}`, `refs/heads/${branch}`];
+  const [head = "", headTree = "", branchHead = ""] = (
+    await main.plumbing(["rev-parse", `${ours}^{commit}`, `${ours}^{tree}`, `${theirs}^{commit}`])
+  ).split("\n");
+  const merged = await mergeFrom(request, head, headTree);
+  return branchHead ? { ...merged, branchHead } : merged;
+}
+
+async function mergeFrom(request: MergeRequest, head: string, headTree: string): Promise<Merged> {
   const { main, worktree, branch, target } = request;
   const [ours, theirs] = [`refs/heads/${target}`, `refs/heads/${branch}`];
-  const [head = "", headTree = ""] = (await main.plumbing(["rev-parse", `${ours}^{commit}`, `${ours}^{tree}`])).split(
-    "\n",
-  );
   const { exclusive } = request;
   const back = () => exclusive(() => worktree.plumbing(["checkout", "--quiet", "--force", branch]));
   const message = [`Merge ${branch} into ${target}`, `Meshflow-Run: ${request.runId}`];
