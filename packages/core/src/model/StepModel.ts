@@ -182,6 +182,11 @@ export interface ModelStepIO {
   log?(message: string, data?: Record<string, unknown>): void;
   /** Aborted when the run stops. */
   signal: AbortSignal;
+  /**
+   * The folder the step works in when its story has one of its own (its git worktree, `--isolate
+   * worktree`): a coding agent's program starts there and its changes are read there. Absent: the project.
+   */
+  workDir?: string;
   /** The budget this loop shares with the step that consulted it (absent: a budget of its own). */
   spent?: BudgetSpent;
   /** What the run's models have cost so far, shared by every step of the run (`--max-run-cost`). */
