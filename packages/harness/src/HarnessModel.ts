@@ -60,7 +60,7 @@ export interface HarnessModelOptions {
 const PERMISSION_PROMPT = {
   name: "approve_own_tool",
   description:
-    "meshflow's permission prompt for the program's own tools: a person decides through meshflow's approvals (flow approve).",
+    "meshflow's permission prompt for the program's own tools: meshflow's approvals decide (a call they ask about waits for flow approve; any other is allowed at once).",
   inputSchema: {
     type: "object",
     properties: { tool_name: { type: "string" }, input: { type: "object" }, tool_use_id: { type: "string" } },

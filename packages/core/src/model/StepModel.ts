@@ -197,8 +197,9 @@ export interface ModelStepIO {
   prices?: Readonly<Record<string, ModelPrice>>;
   /**
    * Asks the run's approvals about a call of a coding agent's own tool (Claude Code's
-   * `--permission-prompt-tool`): the same approvals as meshflow's own calls, waiting for a person's
-   * decision. Absent: the run asks for no approvals and the program's own permission rules stand.
+   * `--permission-prompt-tool`) as one of meshflow's own calls (`<program>__<Tool>`): a call the
+   * approvals ask about waits for a person's decision, any other is allowed at once. Absent: the run
+   * asks for no approvals and the program's own permission rules stand.
    */
   approveOwnTool?(
     program: string,
