@@ -46,7 +46,7 @@ export interface HarnessModelOptions {
   budgets: ModelBudgets;
   /** `--harness-builtin-tools`. */
   builtinTools: boolean;
-  /** The folder it works in (the project). */
+  /** The folder it works in (the project), unless the step names its own (`ModelStepIO.workDir`). */
   cwd: string;
   /** The environment it starts from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
@@ -60,7 +60,7 @@ export interface HarnessModelOptions {
 const PERMISSION_PROMPT = {
   name: "approve_own_tool",
   description:
-    "meshflow's permission prompt for the program's own tools: a person decides through meshflow's approvals (flow approve).",
+    "meshflow's permission prompt for the program's own tools: meshflow's approvals decide (a call they ask about waits for flow approve; any other is allowed at once).",
   inputSchema: {
     type: "object",
     properties: { tool_name: { type: "string" }, input: { type: "object" }, tool_use_id: { type: "string" } },
@@ -182,6 +182,9 @@ export class HarnessModel implements StepModel {
     const overBudget = this.#overBudget(spent, 0, io.runSpent);
     if (overBudget) return stop("blocked", "budget_exhausted", overBudget);
 
+    // The story's own worktree when stories are isolated, else the project: where the program starts,
+    // where its own tools write, and where its changes are read.
+    const cwd = io.workDir ?? options.cwd;
     const offered = offeredTools(task);
     const { qualified } = offered;
     // Its own tools on and the run asking for approvals: its permission prompts are meshflow's.
@@ -302,7 +305,7 @@ export class HarnessModel implements StepModel {
         }
       };
       proc = new HarnessProcess(command.argv, {
-        cwd: options.cwd,
+        cwd,
         env,
         prompt: `${systemPrompt(task)}\n\n${taskMessage(task)}\n`,
         onLine: (line) => {
@@ -325,7 +328,7 @@ export class HarnessModel implements StepModel {
       await records;
       if (recordFailure !== undefined) throw recordFailure;
       if (options.builtinTools) {
-        const diff = workingTreeDiff(options.cwd);
+        const diff = workingTreeDiff(cwd);
         if (diff !== undefined) report.diff = diff;
       }
 

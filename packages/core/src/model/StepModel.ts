@@ -182,6 +182,11 @@ export interface ModelStepIO {
   log?(message: string, data?: Record<string, unknown>): void;
   /** Aborted when the run stops. */
   signal: AbortSignal;
+  /**
+   * The folder the step works in when its story has one of its own (its git worktree, `--isolate
+   * worktree`): a coding agent's program starts there and its changes are read there. Absent: the project.
+   */
+  workDir?: string;
   /** The budget this loop shares with the step that consulted it (absent: a budget of its own). */
   spent?: BudgetSpent;
   /** What the run's models have cost so far, shared by every step of the run (`--max-run-cost`). */
@@ -192,8 +197,9 @@ export interface ModelStepIO {
   prices?: Readonly<Record<string, ModelPrice>>;
   /**
    * Asks the run's approvals about a call of a coding agent's own tool (Claude Code's
-   * `--permission-prompt-tool`): the same approvals as meshflow's own calls, waiting for a person's
-   * decision. Absent: the run asks for no approvals and the program's own permission rules stand.
+   * `--permission-prompt-tool`) as one of meshflow's own calls (`<program>__<Tool>`): a call the
+   * approvals ask about waits for a person's decision, any other is allowed at once. Absent: the run
+   * asks for no approvals and the program's own permission rules stand.
    */
   approveOwnTool?(
     program: string,

@@ -103,14 +103,10 @@ export class ApprovalGate {
     return [...this.#parked.values()].map((p) => p.request);
   }
 
-  /**
-   * Asks about one call; `signal` ends a wait (the run stops: the call is not run, not concluded).
-   * `always`: the reason a call needs approval when no mode or rule asks for it (a coding agent's
-   * permission prompt is a person's question whatever the rules say).
-   */
-  async check(call: ApprovalCall, signal: AbortSignal, always?: string): Promise<ApprovalVerdict> {
+  /** Asks about one call; `signal` ends a wait (the run stops: the call is not run, not concluded). */
+  async check(call: ApprovalCall, signal: AbortSignal): Promise<ApprovalVerdict> {
     const { policy, book, capabilities } = this.#options;
-    const rule = approvalReason(policy, call.tool, call.args, capabilities?.(call.tool.qualifiedName) ?? []) ?? always;
+    const rule = approvalReason(policy, call.tool, call.args, capabilities?.(call.tool.qualifiedName) ?? []);
     if (rule === undefined) return { allow: true };
     if (!book)
       return {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { approvalReason, readApprovalRules } from "./ApprovalPolicy.js";
+import { ownToolDescriptor } from "./approveOwnTool.js";
 import { maskArguments } from "./maskArguments.js";
 
 const runCommand = { server: "workspace", name: "run_command", qualifiedName: "workspace__run_command" };
@@ -36,6 +37,40 @@ describe("approvalReason", () => {
     expect(approvalReason({ approve: "destructive", rules: [] }, destructive, {})).toContain("destructiveHint");
     expect(approvalReason({ approve: "destructive", rules: [] }, write, {})).toBeUndefined();
     expect(approvalReason({ approve: "all", rules: [] }, write, {})).toBe("--approve all");
+  });
+});
+
+describe("approvalReason of a coding agent's own tools (claude-code__<Tool>)", () => {
+  const bash = ownToolDescriptor("claude-code", "Bash");
+  const read = ownToolDescriptor("claude-code", "Read");
+
+  it("--approve all asks for every tool; --approve destructive for those that can change something, not read-only ones", () => {
+    expect(approvalReason({ approve: "all", rules: [] }, read, { file_path: "/x" })).toBe("--approve all");
+    const destructive = { approve: "destructive" as const, rules: [] };
+    for (const tool of ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "SomeNewTool"])
+      expect(approvalReason(destructive, ownToolDescriptor("claude-code", tool), {}), tool).toMatch(
+        /^--approve destructive/,
+      );
+    for (const tool of ["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"])
+      expect(approvalReason(destructive, ownToolDescriptor("claude-code", tool), {}), tool).toBeUndefined();
+    // Another program's tools are not known to be read-only.
+    expect(approvalReason(destructive, ownToolDescriptor("other-agent", "Read"), {})).toMatch(/^--approve destructive/);
+    expect(approvalReason({ approve: "none", rules: [] }, bash, { command: "rm -rf /" })).toBeUndefined();
+  });
+
+  it("rules match the server, the tool (own name or claude-code__<Tool>) and the input's fields", () => {
+    const policy = {
+      approve: "none" as const,
+      rules: [
+        { server: "claude-code", tool: "Bash", args: { command: "\\bgit\\s+push\\b" } },
+        { tool: "claude-code__Read" },
+      ],
+      file: "approvals.yaml",
+    };
+    expect(approvalReason(policy, bash, { command: "git push origin main" })).toBe("rule 1 of approvals.yaml");
+    expect(approvalReason(policy, bash, { command: "git status" })).toBeUndefined();
+    expect(approvalReason(policy, read, { file_path: "/etc/hosts" })).toBe("rule 2 of approvals.yaml");
+    expect(approvalReason(policy, ownToolDescriptor("claude-code", "Grep"), { pattern: "x" })).toBeUndefined();
   });
 });
 

@@ -62,8 +62,8 @@ export interface StepRunnerDeps {
   consults?: ConsultSink;
   /** The PRD's folder: `ctx.prdDir`, what the stories' `verify` working directories are relative to. */
   prdDir?: string;
-  /** The workspace a story works in, when stories are isolated: its executor and PRD folder. */
-  workspaceOf?: (storyId: string) => { executor?: Executor; prdDir: string } | undefined;
+  /** The workspace a story works in, when stories are isolated: its folder, executor and PRD folder. */
+  workspaceOf?: (storyId: string) => { dir: string; executor?: Executor; prdDir: string } | undefined;
   /** Told when the guard refuses a call (it locked): the run pauses (see `CallScope.onGuardStop`). */
   onGuardStop?: (code: ErrorCode, message: string) => void;
 }
@@ -305,6 +305,7 @@ export class StepRunner {
                   ...(this.#deps.runSpent ? { runSpent: this.#deps.runSpent } : {}),
                   ...(planned.prices ? { prices: planned.prices } : {}),
                   ...(frame ? { ask: frame.question } : {}),
+                  ...(workspace ? { workDir: workspace.dir } : {}),
                 },
                 c,
               ),

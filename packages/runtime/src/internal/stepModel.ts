@@ -48,6 +48,8 @@ export interface StepModelInit {
   runSpent?: RunSpent;
   /** The PRD's `prices`. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /** The story's own folder when stories are isolated (`ModelStepIO.workDir`). */
+  workDir?: string;
 }
 
 /** What the model of a step is asked: the specialist, the step's purpose, the story and its earlier steps. */
@@ -162,6 +164,7 @@ export function stepModel(init: StepModelInit, ctx: StepContext): SpecialistMode
             }),
           log: (message, data) => ctx.log.warn(message, data),
           signal: scope.signal,
+          ...(init.workDir !== undefined ? { workDir: init.workDir } : {}),
           ...textListener(init, scope, tokens.turns),
           ...waitListener(init, scope, tokens.turns),
           ...(init.runSpent ? { runSpent: init.runSpent } : {}),
