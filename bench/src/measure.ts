@@ -17,6 +17,34 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[index] ?? 0;
 }
 
+/** The median of samples (of an even count, the upper of the two middle ones). */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+}
+
+/**
+ * `rounds` measurements of two sides, each round starting with the side the last one ended with, so
+ * neither always runs first (or last) on a busy machine: the samples of `a` and of `b`, in order.
+ */
+export async function alternating<A, B>(
+  rounds: number,
+  a: () => A | Promise<A>,
+  b: () => B | Promise<B>,
+): Promise<[A[], B[]]> {
+  const as: A[] = [];
+  const bs: B[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      as.push(await a());
+      bs.push(await b());
+    } else {
+      bs.push(await b());
+      as.push(await a());
+    }
+  }
+  return [as, bs];
+}
+
 /** Statistics of a list of samples (ms). */
 export function stats(samples: readonly number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { type ReceivedRequest, ScriptedModelServer, type ScriptedReply } from "@meshflow/model/testing";
-import { percentile, type Row } from "../measure.js";
+import { alternating, percentile, type Row } from "../measure.js";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -221,19 +221,9 @@ const median = (values: readonly number[]) =>
  */
 export async function harnessSuite(): Promise<Row[]> {
   if (!existsSync(CLAUDE)) throw new Error(`${CLAUDE} is missing: run scripts/ensure-coding-agents first`);
-  const mesh: Side[] = [];
-  const raw: Side[] = [];
   await throughMeshflow(); // warm the file cache and Claude Code's first start
   await direct();
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      mesh.push(await throughMeshflow());
-      raw.push(await direct());
-    } else {
-      raw.push(await direct());
-      mesh.push(await throughMeshflow());
-    }
-  }
+  const [mesh, raw] = await alternating(ROUNDS, throughMeshflow, direct);
   const meshMs = median(mesh.map((s) => s.ms));
   const rawMs = median(raw.map((s) => s.ms));
   const meshGap = median(mesh.flatMap((s) => s.gaps));

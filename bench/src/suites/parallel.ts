@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { Row } from "../measure.js";
+import { alternating, median, type Row } from "../measure.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FLOW = join(ROOT, "packages/cli/bin/flow.js");
@@ -15,8 +15,6 @@ const STORIES = Number(process.env.MESHFLOW_BENCH_PARALLEL_STORIES ?? 400);
 const TOOL_MS = 20;
 const WIDE = 8;
 const ROUNDS = 3;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** A PRD of independent stories (one priority), each one step with one 20 ms `sleep` call. */
 function prdText(): string {
@@ -96,17 +94,11 @@ function flowRun(parallel: number): Timing {
  * tool call each), whole processes, rounds alternating which goes first; medians. Goal ≥ 6× faster.
  */
 export async function parallelSuite(): Promise<Row[]> {
-  const one: Timing[] = [];
-  const wide: Timing[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      one.push(flowRun(1));
-      wide.push(flowRun(WIDE));
-    } else {
-      wide.push(flowRun(WIDE));
-      one.push(flowRun(1));
-    }
-  }
+  const [one, wide] = await alternating(
+    ROUNDS,
+    () => flowRun(1),
+    () => flowRun(WIDE),
+  );
   const seq = median(one.map((t) => t.ms));
   const par = median(wide.map((t) => t.ms));
   const speedup = seq / par;

@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { GateResult } from "@meshflow/runtime/host";
 import { Git, StoryWorktrees } from "@meshflow/runtime/host";
-import type { Row } from "../measure.js";
+import { alternating, median, type Row } from "../measure.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FLOW = join(ROOT, "packages/cli/bin/flow.js");
@@ -21,8 +21,6 @@ const STORIES = 16;
 const TOOL_MS = 200;
 const WIDE = 4;
 const ROUNDS = 3;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** A git repository with a PRD of independent stories, each writing one file and waiting on a 200 ms tool. */
 function repository(): { dir: string; prd: string } {
@@ -142,17 +140,11 @@ async function worktreeCostPerStory(): Promise<number> {
  * sequential time; worktree set-up plus merge ≤ 150 ms per story.
  */
 export async function parallelGitSuite(): Promise<Row[]> {
-  const one: number[] = [];
-  const wide: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      one.push(flowRun(1));
-      wide.push(flowRun(WIDE));
-    } else {
-      wide.push(flowRun(WIDE));
-      one.push(flowRun(1));
-    }
-  }
+  const [one, wide] = await alternating(
+    ROUNDS,
+    () => flowRun(1),
+    () => flowRun(WIDE),
+  );
   const costs: number[] = [];
   for (let round = 0; round < ROUNDS; round++) costs.push(await worktreeCostPerStory());
   const seq = median(one);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { Row } from "../measure.js";
+import { median, type Row } from "../measure.js";
 import { generateMcpPrd } from "./runMcp/generateMcpPrd.js";
 import { PEERS, peerRun, type Sample } from "./runMcp/peerRun.js";
 
@@ -21,8 +21,6 @@ const STORIES = Number(process.env.MESHFLOW_BENCH_STORIES ?? 2_000);
 const BIG = Number(process.env.MESHFLOW_BENCH_BIG_STORIES ?? 20_000);
 const ROUNDS = 3;
 const ONE_CALL_RUNS = 7;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** A folder with the PRD and an `.mcp.json` naming server-everything over stdio. */
 function workspace(stories: number, steps?: readonly number[], notes = true): { dir: string; prd: string } {

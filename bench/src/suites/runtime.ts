@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Row } from "../measure.js";
+import { median, type Row } from "../measure.js";
 
 const STORIES = 2_000;
 const ROUNDS = 3;
@@ -20,8 +20,6 @@ function runWorker(file: string): Sample {
   if (sample.steps !== STORIES * 3) throw new Error(`${file} ran ${sample.steps} steps, expected ${STORIES * 3}`);
   return sample;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
  * Routing throughput: 2,000 stories × 3 steps through no-op code specialists. meshflow runs its
