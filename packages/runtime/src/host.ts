@@ -7,7 +7,12 @@
 export type { ApprovalBook, ApprovalDecision, ApprovalRequest } from "./approvals/ApprovalBook.js";
 export { approvalLedger } from "./approvals/ApprovalBook.js";
 export type { ApprovalPolicy, ApproveMode } from "./approvals/ApprovalPolicy.js";
-export { approvalPolicyOf, approvalReason, readApprovalRules } from "./approvals/ApprovalPolicy.js";
+export {
+  approvalPolicyOf,
+  approvalReason,
+  asksForApproval,
+  loadApprovalPolicy,
+} from "./approvals/ApprovalPolicy.js";
 export { approvalBookOver } from "./approvals/approvalBookOver.js";
 export { decideApprovals } from "./approvals/decideApprovals.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";

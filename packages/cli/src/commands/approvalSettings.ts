@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import type { ApprovalPolicy, ApproveMode, RunDependencies } from "@meshflow/runtime/host";
-import { readApprovalRules } from "@meshflow/runtime/host";
+import { loadApprovalPolicy } from "@meshflow/runtime/host";
 
 /** The approval flags of `flow run` (and `flow plan`). */
 export interface ApprovalFlags {
@@ -18,8 +18,7 @@ export interface ApprovalFlags {
 export function approvalPolicy(options: ApprovalFlags): ApprovalPolicy {
   const given = options.approvals !== undefined;
   const file = resolve(options.approvals ?? join(options.store ?? ".flow", "approvals.yaml"));
-  const rules = readApprovalRules(file, given);
-  return { approve: options.approve ?? "none", rules, ...(rules.length ? { file } : {}) };
+  return loadApprovalPolicy(options.approve ?? "none", file, given);
 }
 
 /** The run's approvals: the policy and how long this process waits (`--wait-for-approval`). */

@@ -45,12 +45,12 @@ async function plan(files: readonly string[], options: EnqueueOptions): Promise<
       "usage",
       "--parallel runs a whole-PRD run's stories side by side on its worker; with --per-story each story is a job of its own already",
     );
-  const { prdWorkDigest } = await import("@meshflow/runtime/host");
+  const { asksForApproval, prdWorkDigest } = await import("@meshflow/runtime/host");
   const routing = loadRoutingTable();
   const planned: Planned[] = [];
   const problems: string[] = [];
   const approvals = approvalPolicy(options);
-  const asks = approvals.approve !== "none" || approvals.rules.length > 0;
+  const asks = asksForApproval(approvals);
   for (const file of files) {
     const loaded = await loadPrdFile(file, { routing });
     if (!loaded.prd || hasErrors(loaded.problems)) {

@@ -9,6 +9,7 @@ import {
   readPrdOutline,
 } from "@meshflow/core";
 import {
+  asksForApproval,
   assertCleanTree,
   bookkeeping,
   type CarriedStep,
@@ -309,7 +310,7 @@ async function runOne(
         ...(parallel > 1 ? { isolate: isolation } : {}),
         ...(options.parallelOrder ? { parallelOrder: options.parallelOrder } : {}),
         ...(options.resolveConflicts ? { resolveConflicts: options.resolveConflicts } : {}),
-        ...(approvals.approve !== "none" || approvals.rules.length ? { approvals } : {}),
+        ...(asksForApproval(approvals) ? { approvals } : {}),
         workflow,
       },
     },

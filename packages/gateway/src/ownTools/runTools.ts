@@ -4,11 +4,12 @@ import { refusal } from "@meshflow/mcp";
 import { CORE_TOOLSET, defineLocalTool, jsonResult, type ServedTool } from "@meshflow/mcp/server";
 import {
   type ApprovalPolicy,
+  asksForApproval,
   effectiveStatus,
+  loadApprovalPolicy,
   newRunId,
   type RunEnvironment,
   type RunRecord,
-  readApprovalRules,
   startRun,
   storyReports,
   workflowFor,
@@ -80,13 +81,12 @@ export function runTools({ env, prds, tracker, traceRun }: RunToolsContext): Ser
         const rulesFile = join(env.store.root, "approvals.yaml");
         let approvals: ApprovalPolicy;
         try {
-          const rules = readApprovalRules(rulesFile, false);
-          approvals = { approve, rules, ...(rules.length ? { file: rulesFile } : {}) };
+          approvals = loadApprovalPolicy(approve, rulesFile, false);
         } catch (error) {
           if (isMeshflowError(error)) return refusal(error.code, `run refused: ${error.message}`);
           throw error;
         }
-        const asks = approvals.approve !== "none" || approvals.rules.length > 0;
+        const asks = asksForApproval(approvals);
         // The PRD workflow, as flow run has it: progress log, story memory, "git": {"commit": true}.
         const planned = await workflowFor({ prdFile, storeRoot: env.store.root }).catch((error: unknown) => {
           if (isMeshflowError(error)) return error;

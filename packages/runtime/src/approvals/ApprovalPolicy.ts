@@ -152,6 +152,15 @@ export function approvalReason(
   return index >= 0 ? ruleName(policy, index) : undefined;
 }
 
+/**
+ * A run's policy: `approve` and the rules of `file` (`required`: it must exist; otherwise an absent
+ * file has no rules), validated; the file is named only when it gave rules.
+ */
+export function loadApprovalPolicy(approve: ApproveMode, file: string, required: boolean): ApprovalPolicy {
+  const rules = readApprovalRules(file, required);
+  return { approve, rules, ...(rules.length ? { file } : {}) };
+}
+
 /** True when the policy may ask for anything (a mode other than `none`, or a rule). */
 export function asksForApproval(policy: ApprovalPolicy | undefined): policy is ApprovalPolicy {
   return policy !== undefined && (policy.approve !== "none" || policy.rules.length > 0);
