@@ -1,4 +1,5 @@
 import type { StepItem, StoryReport } from "@meshflow/runtime/host";
+import { percentile } from "../toolLatency.js";
 
 // The mesh a run used, from its story reports: the chief analyst routes steps to specialists,
 // specialists call MCP servers' tools and consult one another. Each edge counts what went along it,
@@ -44,10 +45,14 @@ function serverOf(tool: string): string | undefined {
   return at > 0 ? tool.slice(0, at) : undefined;
 }
 
+/** The p50 of durations, as the health page's tool latencies compute it; undefined without any. */
 function median(values: number[]): number | undefined {
-  if (!values.length) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
+  return values.length
+    ? percentile(
+        [...values].sort((a, b) => a - b),
+        0.5,
+      )
+    : undefined;
 }
 
 const span = (start?: string, end?: string): number | undefined => {
