@@ -1,3 +1,5 @@
+import { oneLine } from "./oneLine.js";
+
 /**
  * The conventional-commit type of a story's commit, by the kind of specialist that did its first step
  * (its name without `-agent`). Data, not logic: add a row for a specialist of your own.
@@ -20,4 +22,17 @@ export function commitType(specialists: readonly string[]): string {
     if (type) return type;
   }
   return DEFAULT_COMMIT_TYPE;
+}
+
+/**
+ * The commit message of a passed story, wherever it is committed (the main tree under `--commit`, its
+ * worktree under `--isolate worktree`): `<type>: <id> <title>` on one line (a newline in a title would
+ * start a paragraph of its own, and forge trailers there), then the `Meshflow-Run` trailer.
+ */
+export function storyCommitMessage(
+  specialists: readonly string[],
+  story: { id: string; title: string },
+  runId: string,
+): [subject: string, trailer: string] {
+  return [`${commitType(specialists)}: ${oneLine(story.id)} ${oneLine(story.title)}`, `Meshflow-Run: ${runId}`];
 }

@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isPrdFileName, MeshflowError, toMeshflowError } from "@meshflow/core";
-import { commitType } from "./commitTypes.js";
+import { storyCommitMessage } from "./commitTypes.js";
 import { Git, type TreeState } from "./Git.js";
-import { oneLine } from "./oneLine.js";
 import { ProgressLog, progressFileOf } from "./ProgressLog.js";
 import type { StoryRecall } from "./RunMemory.js";
 import type { CarriedStep, ConcludedStory, StoryHooks } from "./StoryHooks.js";
@@ -194,11 +193,14 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
           );
         else if (!files.length) warnings.push(`${story.id}: nothing to commit: its steps changed no file`);
         else {
-          const type = commitType(done.steps.map((s) => s.specialist));
-          // One line: a newline in a title would start a paragraph of its own, and forge trailers there.
-          const message = `${type}: ${oneLine(story.id)} ${oneLine(story.title)}`;
+          const lines = storyCommitMessage(
+            done.steps.map((s) => s.specialist),
+            story,
+            done.runId,
+          );
+          const [message] = lines;
           try {
-            entry.commit = await git.commit(files, [message, `Meshflow-Run: ${done.runId}`]);
+            entry.commit = await git.commit(files, lines);
             // The committed files are clean now; the rest of the tree is as the story left it.
             const committed = new Set(files);
             last = last ? new Map([...last].filter(([path]) => !committed.has(path))) : undefined;

@@ -3,10 +3,9 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { MeshflowError, toMeshflowError } from "@meshflow/core";
 import type { Executor } from "@meshflow/mcp";
 import type { PlannedStory, RunPlan } from "../../RunPlan.js";
-import { commitType } from "../commitTypes.js";
+import { storyCommitMessage } from "../commitTypes.js";
 import { Git } from "../Git.js";
 import { MergeQueue } from "../mergeQueue.js";
-import { oneLine } from "../oneLine.js";
 import { bookkeeping } from "../prdWorkflow.js";
 import { mergeStory } from "./mergeStory.js";
 import type { Landing, LandingRequest, StoryWorkspace, StoryWorkspaces } from "./StoryWorkspaces.js";
@@ -208,9 +207,10 @@ export class StoryWorktrees implements StoryWorkspaces {
       });
     const files = await this.#changed(worktree, plan);
     if (!files.length) return { files, warnings: [] };
-    const message = `${commitType(request.specialists)}: ${oneLine(planned.id)} ${oneLine(planned.story.title)}`;
+    const lines = storyCommitMessage(request.specialists, { id: planned.id, title: planned.story.title }, runId);
+    const [message] = lines;
     // Its id comes with the merge's look at the branches (one git process less).
-    await worktree.git.record(files, [message, `Meshflow-Run: ${runId}`]);
+    await worktree.git.record(files, lines);
     return { files, message, warnings: [] };
   }
 
