@@ -6,6 +6,7 @@ import type { ScriptedModelServer } from "@meshflow/model/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   codingAgentsInstalled,
+  type HarnessScript,
   harnessCall,
   harnessFlags,
   harnessWorkspace,
@@ -16,6 +17,26 @@ import { parseEvents } from "../helpers/flowWorkspace.js";
 // Claude Code with its own tools on, in a run that asks for approvals: what it would ask its user
 // (a Bash command) goes to meshflow's approvals through --permission-prompt-tool, and flow approve
 // from another process answers it. The pinned Claude Code, its scripted model, the real flow binary.
+
+/** Scripts Claude Code's model: a Bash command that makes `file`, then the step passes. */
+function scriptBashMakes(script: HarnessScript, file: string): void {
+  script.turns.push(
+    {
+      toolCalls: [
+        {
+          id: "bash-1",
+          name: "Bash",
+          input: {
+            command: `${process.execPath} -e 'require("fs").writeFileSync(process.argv[1], "made\\n")' ${file}`,
+            description: "make a file",
+          },
+        },
+      ],
+    },
+    { toolCalls: [harnessCall("claude-code", "step_pass", { summary: "ran the command" })] },
+    { text: "Done." },
+  );
+}
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
@@ -41,22 +62,7 @@ describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
           },
         );
         const made = join(ws.dir, "by-bash.txt");
-        script.turns.push(
-          {
-            toolCalls: [
-              {
-                id: "bash-1",
-                name: "Bash",
-                input: {
-                  command: `${process.execPath} -e 'require("fs").writeFileSync(process.argv[1], "made\\n")' ${made}`,
-                  description: "make a file",
-                },
-              },
-            ],
-          },
-          { toolCalls: [harnessCall("claude-code", "step_pass", { summary: "ran the command" })] },
-          { text: "Done." },
-        );
+        scriptBashMakes(script, made);
         ws.writePrd([{ title: "Own tools", mavenSteps: [1], mcpTools: { step1: ["filesystem"] } }]);
         const run = ws.spawnFlow([
           "run",
@@ -120,22 +126,7 @@ describe.skipIf(!codingAgentsInstalled() && process.env.CI !== "true")(
         }),
       );
       const made = join(ws.dir, "by-bash.txt");
-      script.turns.push(
-        {
-          toolCalls: [
-            {
-              id: "bash-1",
-              name: "Bash",
-              input: {
-                command: `${process.execPath} -e 'require("fs").writeFileSync(process.argv[1], "made\\n")' ${made}`,
-                description: "make a file",
-              },
-            },
-          ],
-        },
-        { toolCalls: [harnessCall("claude-code", "step_pass", { summary: "ran the command" })] },
-        { text: "Done." },
-      );
+      scriptBashMakes(script, made);
       // No --wait-for-approval: a prompt that waited would end the run paused (exit 4).
       const run = await ws.flow([
         "run",
