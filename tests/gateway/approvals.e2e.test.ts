@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   codeOf,
+  confirmedCall,
   dataOf,
   type GatewayFixture,
   gatewayFixture,
@@ -45,9 +46,7 @@ describe("flow serve: flow_approve", () => {
     writeFileSync(join(fx.dir, "approve.json"), JSON.stringify({ project: "Gw", branchName: "flow/gw", userStories }));
     // flow_run_prd is destructive: a client that does not read annotations confirms it with a token.
     const args = { prd: "approve.json", approve: "destructive" };
-    const refused = await s.call("flow_run_prd", args);
-    const token = (dataOf(refused).error as { confirmationToken: string }).confirmationToken;
-    const answer = await s.call("flow_run_prd", { ...args, confirmation_token: token });
+    const answer = await confirmedCall(s, "flow_run_prd", args);
     const started = dataOf(answer);
     expect(started, textOf(answer)).toHaveProperty("runId");
     const runId = String(started.runId);

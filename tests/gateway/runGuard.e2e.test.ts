@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  codeOf,
+  confirmedCall,
   dataOf,
   type GatewayFixture,
   gatewayFixture,
@@ -28,12 +28,7 @@ const echoes = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ tool: "everything__echo", args: { message: `m${i}` } }));
 
 /** Calls a destructive tool the way a client that does not read annotations must: token first. */
-async function confirmed(name: string, args: Record<string, unknown> = {}) {
-  const refused = await s.call(name, args);
-  expect(codeOf(refused)).toBe("confirmation_required");
-  const token = (dataOf(refused).error as { confirmationToken: string }).confirmationToken;
-  return s.call(name, { ...args, confirmation_token: token });
-}
+const confirmed = (name: string, args: Record<string, unknown> = {}) => confirmedCall(s, name, args);
 
 async function finished(runId: string): Promise<Record<string, unknown>> {
   let status: Record<string, unknown> = {};

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   codeOf,
+  confirmedCall,
   dataOf,
   type GatewayFixture,
   gatewayFixture,
@@ -27,12 +28,7 @@ function writePrd(name: string, stories: Array<Record<string, unknown>>): string
 }
 
 /** Calls a destructive tool the way a client that does not read annotations must: token first. */
-async function confirmed(name: string, args: Record<string, unknown>) {
-  const refused = await s.call(name, args);
-  expect(codeOf(refused)).toBe("confirmation_required");
-  const token = (dataOf(refused).error as { confirmationToken: string }).confirmationToken;
-  return s.call(name, { ...args, confirmation_token: token });
-}
+const confirmed = (name: string, args: Record<string, unknown> = {}) => confirmedCall(s, name, args);
 
 async function statusOf(runId: string): Promise<Record<string, unknown>> {
   return dataOf(await s.call("flow_run_status", { runId }));

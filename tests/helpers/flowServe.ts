@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "vitest";
 import { npmServerEntry, writeMcpConfig } from "./mcpServers.js";
 import { FLOW_BIN } from "./runFlow.js";
 
@@ -143,6 +144,21 @@ export const codeOf = (r: CallToolResult): unknown => r._meta?.["meshflow/code"]
 /** A result's structured content. */
 export const dataOf = (r: CallToolResult): Record<string, unknown> =>
   (r.structuredContent ?? {}) as Record<string, unknown>;
+
+/**
+ * Calls a destructive tool the way a client that does not read annotations must: refused with
+ * `confirmation_required` first, then called again with the token the refusal carries.
+ */
+export async function confirmedCall(
+  s: ServeClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  const refused = await s.call(name, args);
+  expect(codeOf(refused)).toBe("confirmation_required");
+  const token = (dataOf(refused).error as { confirmationToken: string }).confirmationToken;
+  return s.call(name, { ...args, confirmation_token: token });
+}
 
 /** Waits until `check` holds; notifications arrive asynchronously. Gives up after ~10 s. */
 export async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
