@@ -20,13 +20,8 @@ export interface PrdSource {
 export interface PrdReadOptions {
   /** Default: the process's {@link prdLimits}. */
   limits?: PrdLimits;
-  /**
-   * Each element of `userStories`, parsed, in file order (with its bytes when the file was split);
-   * without it the elements are only split off.
-   */
-  onStory?: (value: unknown, index: number, bytes?: Buffer) => void;
-  /** Read these bytes (the file read already, or a save held in memory) instead of the file. */
-  bytes?: Buffer;
+  /** Each element of `userStories`, parsed, in file order; without it the elements are only split off. */
+  onStory?: (value: unknown, index: number) => void;
   /** Digest the bytes: a file read story by story then has a {@link PrdSource}. */
   source?: boolean;
   /** `false`: a file that cannot be split (not strict JSON shaped like a PRD) is left unread, not parsed whole. */
@@ -70,10 +65,10 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
       return;
     }
     spans.push(start, end);
-    onStory?.(value, spans.length / 2 - 1, bytes);
+    onStory?.(value, spans.length / 2 - 1);
   });
   const kept: Buffer[] = [];
-  for (const chunk of options.bytes ? [options.bytes] : prdChunks(file, { limits })) {
+  for (const chunk of prdChunks(file, { limits })) {
     hash?.update(chunk);
     if (keep) kept.push(chunk);
     if (!broken) splitter.push(chunk);
@@ -89,7 +84,7 @@ function* readPrd(file: string, options: PrdReadOptions): Generator<void, PrdRea
   if (head !== undefined && !keep)
     return { head, problems: [], ...(hash ? { source: { digest: hash.digest("hex"), spans } } : {}) };
   if (options.whole === false) return { head: undefined, problems: [] };
-  const all = keep ? Buffer.concat(kept) : (options.bytes ?? Buffer.concat([...prdChunks(file, { limits })]));
+  const all = keep ? Buffer.concat(kept) : Buffer.concat([...prdChunks(file, { limits })]);
   const text = all.toString("utf8");
   const parsed = parseJsonText(text);
   const problem = (path: string, message: string): Problem[] => [{ file, path, message, severity: "error" }];

@@ -39,7 +39,7 @@ export function readVersion(file: string): PrdVersion & { bytes: Buffer } {
 }
 
 /** True when `text` is one whole JSON document (an editor saving in place may be half-way through). */
-export function wholeJson(text: string): boolean {
+function wholeJson(text: string): boolean {
   let whole = text.trim().length > 0;
   const onError = () => {
     whole = false;

@@ -25,11 +25,16 @@ describe("setStoryFields", () => {
     );
   });
 
-  it("is undefined for a text that is not one strict JSON object, another story, or notes that are no string", () => {
+  it("is undefined for a text that is not one object, or another story", () => {
     for (const text of ["[1]", '{"a" 1}', '{"id": "A"', '{"id": "open}', '{"id": "A" "b": 2}', "", '{"id": }', "{}"])
       expect(setStoryFields(text, edit("A")), text).toBeUndefined();
-    expect(setStoryFields('{"id": "A", /* c */ "passes": false}', edit("A"))).toBeUndefined();
     expect(setStoryFields('{"id": "B"}', edit("A"))).toBeUndefined();
-    expect(setStoryFields('{"id": "A", "notes": null}', edit("A"))).toBeUndefined();
+  });
+
+  it("keeps comments and trailing commas, and takes notes that are no string as none", () => {
+    expect(setStoryFields('{ // first\n  "id": "A", /* c */ "passes": false,}', edit("A"))).toBe(
+      '{ // first\n  "id": "A", /* c */ "passes": true,\n  "notes": "n",}',
+    );
+    expect(setStoryFields('{"id": "A", "notes": null}', edit("A"))).toBe('{"id": "A", "notes": "n","passes": true}');
   });
 });
