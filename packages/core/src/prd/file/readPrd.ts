@@ -6,8 +6,8 @@ import { prdChunks } from "./prdChunks.js";
 import { type PrdLimits, prdLimits, tooManyStories } from "./prdLimits.js";
 
 /**
- * The exact bytes a read found: their sha256 and where each story is in them, so the write-back can
- * change a story's fields without reading the whole PRD again (while the file is still these bytes).
+ * The exact bytes a read found: their sha256 and where each story is in them, so the write-back finds
+ * the stories without scanning the PRD again (while the file is still these bytes).
  */
 export interface PrdSource {
   /** sha256 (hex) of the file's bytes. */

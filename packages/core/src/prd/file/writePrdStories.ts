@@ -3,19 +3,13 @@ import { realpathSync } from "node:fs";
 import { MeshflowError } from "../../errors/MeshflowError.js";
 import { removeStaleTempFiles } from "../../fs/writeFileAtomic.js";
 import { jsoncParser } from "../../json/jsoncParser.js";
+import type { PrdSource } from "./readPrd.js";
 import { readVersion, replacePrd } from "./replacePrd.js";
 import { storySpans } from "./storySpans.js";
 import { type StoryEdit, setStoryFields } from "./storyText.js";
 
-/**
- * What this process's last read or write of a PRD left in the file (its sha256, and where each story
- * is: see `PrdSource`), so the next write finds the stories without reading the file's structure
- * again while the file is still that. The text itself is not kept: it would stay in memory for a run.
- */
-export interface PrdWriteCache {
-  digest?: string | undefined;
-  spans?: number[] | undefined;
-}
+/** What this process's last read or write of a PRD left in the file: the next write's stories are there while it still is. */
+export type PrdWriteCache = { [K in keyof PrdSource]?: PrdSource[K] | undefined };
 
 /** What {@link writePrdStories} did. */
 export interface StoriesWritten {
