@@ -20,7 +20,7 @@ export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";
 export type { GateResult, ReusedVerify, VerifyResult } from "./gate/runVerify.js";
-export { type PassMark, writeStoriesPassed } from "./gate/writeStoriesPassed.js";
+export { type PassMark, settleMarks } from "./gate/settleMarks.js";
 export type {
   ChiefAnalyst,
   ChiefContext,

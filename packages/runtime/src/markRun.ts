@@ -1,7 +1,6 @@
 import { dirname } from "node:path";
 import { toMeshflowError } from "@meshflow/core";
-import { settleMarks } from "./gate/settleMarks.js";
-import type { PassMark } from "./gate/writeStoriesPassed.js";
+import { type PassMark, settleMarks } from "./gate/settleMarks.js";
 import { passNote } from "./session/PassMarks.js";
 import type { RunStore } from "./store/RunStore.js";
 

@@ -126,14 +126,15 @@ async function waitForRuns(
 
 /**
  * The completion gate's write on the machine that holds the file: stories the queued run passed get
- * `passes: true` and their note, only if the PRD's work is still what was queued.
+ * `passes: true` and their note, only if the PRD's work is still what was queued; written again, as
+ * `flow mark` does, while saves drop them. Throws `prd_changed` for a story gone or a file that kept changing.
  */
 async function markPassed(file: string, run: QueuedRun, output: Output): Promise<number> {
   const marks = run.stories
     .filter((s) => s.status === "passed" && s.note)
     .map((s) => ({ storyId: s.id, note: s.note ?? "" }));
   if (!marks.length) return 0;
-  const [{ loadPrdFile: load }, { prdWorkDigest, writeStoriesPassed }] = await Promise.all([
+  const [{ loadPrdFile: load }, { prdWorkDigest, settleMarks }] = await Promise.all([
     import("@meshflow/core"),
     import("@meshflow/runtime/host"),
   ]);
@@ -142,7 +143,9 @@ async function markPassed(file: string, run: QueuedRun, output: Output): Promise
     output.err(`flow: warning: ${file} changed since run ${run.runId} was queued; its passed stories were not marked`);
     return 0;
   }
-  return writeStoriesPassed(file, marks).changed;
+  const { marked, error } = settleMarks(file, marks, { alwaysWatch: false });
+  if (error !== undefined) throw error;
+  return marked.length;
 }
 
 /** `flow enqueue <prd.json…>`: queues one run per PRD (or per story); `--wait` waits and marks passes. */

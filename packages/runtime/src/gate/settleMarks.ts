@@ -1,6 +1,20 @@
 import { realpathSync, statSync } from "node:fs";
-import { isMeshflowError, MeshflowError, writePrdStories } from "@meshflow/core";
-import { markEdit, type PassMark } from "./writeStoriesPassed.js";
+import { isMeshflowError, MeshflowError, type StoryEdit, writePrdStories } from "@meshflow/core";
+
+/** One story to mark as passed, with the note to append to its `notes`. */
+export interface PassMark {
+  storyId: string;
+  /** Its position in `userStories`, when known: the write-back looks there first. */
+  index?: number;
+  note: string;
+}
+
+/** The edit of a mark: `passes: true`, and its note joined to the story's notes (a space between) unless there. */
+export const markEdit = ({ note, ...mark }: PassMark): StoryEdit => ({
+  ...mark,
+  passes: true,
+  notes: (notes) => (notes.includes(note) ? notes : notes.trim() ? `${notes.trimEnd()} ${note}` : note),
+});
 
 /** How long every version of the PRD must hold every mark before the marks count as landed. */
 const SETTLE_QUIET_MS = 250;

@@ -1,6 +1,5 @@
-import { type PrdSource, type PrdWriteCache, prdDigest } from "@meshflow/core";
-import { type Settled, settleMarks } from "../gate/settleMarks.js";
-import { type PassMark, writeStoriesPassed } from "../gate/writeStoriesPassed.js";
+import { type PrdSource, type PrdWriteCache, prdDigest, writePrdStories } from "@meshflow/core";
+import { markEdit, type PassMark, type Settled, settleMarks } from "../gate/settleMarks.js";
 
 /** Between two writes, at least this many times the duration of the last one (write-back ≤ 1/50 of a run). */
 const WRITE_COST_FACTOR = 50;
@@ -50,7 +49,9 @@ export class PrdWriter {
     const start = performance.now();
     this.#written.push(...marks);
     try {
-      if (writeStoriesPassed(this.#file, marks, this.#cache).foreign) this.#unsure = true;
+      const { foreign, gone } = writePrdStories(this.#file, marks.map(markEdit), this.#cache);
+      // A mark whose story is gone is reported when the writer closes.
+      if (foreign || gone.length) this.#unsure = true;
     } catch {
       // Written again when the writer closes; reported only if they are still missing then.
       this.#unsure = true;
