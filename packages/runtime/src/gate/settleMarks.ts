@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from "node:fs";
-import { isMeshflowError, MeshflowError, type StoryEdit, writePrdStories } from "@meshflow/core";
+import { isMeshflowError, MeshflowError, pauseSync, type StoryEdit, writePrdStories } from "@meshflow/core";
 
 /** One story to mark as passed, with the note to append to its `notes`. */
 export interface PassMark {
@@ -27,8 +27,6 @@ export interface Settled {
   marked: PassMark[];
   error?: unknown;
 }
-
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
  * Makes sure every mark is in a PRD someone else has been saving: each new version of the file gets
@@ -88,7 +86,7 @@ export function settleMarks(
       );
     if (now - start >= limitMs) return settled(missing, missing.length ? error : undefined);
     // Soon after a save, at an uneven pace so the looks do not fall into step with an editor's saves.
-    pause(1 + Math.floor(Math.random() * 4));
+    pauseSync(1 + Math.floor(Math.random() * 4));
   }
   return settled([]);
 }

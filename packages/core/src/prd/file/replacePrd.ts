@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { type ContentWriter, writeFileAtomic } from "../../fs/writeFileAtomic.js";
 import { jsoncParser } from "../../json/jsoncParser.js";
+import { pauseSync } from "../../process/pauseSync.js";
 import { prdChunks } from "./prdChunks.js";
 
 /** One version of a PRD file: what a replacement is made from, and replaces only while the file is still it. */
@@ -48,8 +49,6 @@ function wholeJson(text: string): boolean {
   return whole;
 }
 
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
 /** Reads of a displaced save still being written, a millisecond apart, before it is taken as it is. */
 const WHOLE_ATTEMPTS = 1000;
 
@@ -91,7 +90,7 @@ export function replacePrd(
     for (let attempt = 1; ; attempt++) {
       const text = Buffer.concat([...prdChunks(file, { fd: held })]).toString("utf8");
       if (wholeJson(text) || attempt >= WHOLE_ATTEMPTS) return { kind: "displaced", text };
-      pause(1);
+      pauseSync(1);
     }
   } finally {
     if (held !== undefined) closeSync(held);

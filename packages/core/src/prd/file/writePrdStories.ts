@@ -3,6 +3,7 @@ import { realpathSync } from "node:fs";
 import { MeshflowError } from "../../errors/MeshflowError.js";
 import { removeStaleTempFiles } from "../../fs/writeFileAtomic.js";
 import { jsoncParser } from "../../json/jsoncParser.js";
+import { pauseSync } from "../../process/pauseSync.js";
 import type { PrdSource } from "./readPrd.js";
 import { readVersion, replacePrd } from "./replacePrd.js";
 import { storySpans } from "./storySpans.js";
@@ -23,8 +24,6 @@ export interface StoriesWritten {
 
 /** Attempts before a PRD that keeps changing under a write is given up on (with an error). */
 const ATTEMPTS = 8;
-
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
  * Sets `passes` and `notes` of stories in a PRD file: the only write meshflow makes to a PRD (the
@@ -77,7 +76,7 @@ export function writePrdStories(file: string, edits: readonly StoryEdit[], cache
     } catch (error) {
       failure = error;
     }
-    if (!displaced && attempt < ATTEMPTS) pause(5 * attempt);
+    if (!displaced && attempt < ATTEMPTS) pauseSync(5 * attempt);
   }
   throw failure;
 }
