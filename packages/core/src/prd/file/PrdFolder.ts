@@ -55,25 +55,22 @@ export function listPrdFolder(folder: string): FolderPrd[] {
     });
     byFile.set(file, { file, name, dependsOn });
   }
-  const ordered: FolderPrd[] = [];
-  const state = new Map<string, "visiting" | "done">();
+  const ordered = new Set<FolderPrd>();
+  // `chain`: the PRDs whose dependencies are being visited; meeting one of them again is a cycle.
   const visit = (prd: FolderPrd, chain: string[]): void => {
-    const seen = state.get(prd.file);
-    if (seen === "done") return;
-    if (seen === "visiting")
+    if (ordered.has(prd)) return;
+    if (chain.includes(prd.name))
       throw new MeshflowError(
         "prd_invalid",
         `${prd.file}: $.dependsOn: dependency cycle ${[...chain, prd.name].join(" → ")}`,
         { details: { file: prd.file, path: "$.dependsOn" } },
       );
-    state.set(prd.file, "visiting");
     for (const dep of prd.dependsOn) {
       const target = byFile.get(dep);
       if (target) visit(target, [...chain, prd.name]);
     }
-    state.set(prd.file, "done");
-    ordered.push(prd);
+    ordered.add(prd);
   };
   for (const prd of byFile.values()) visit(prd, []);
-  return ordered;
+  return [...ordered];
 }

@@ -1,13 +1,19 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readVersion, replacePrd } from "./replacePrd.js";
+import { type PrdVersion, prdDigest, replacePrd } from "./replacePrd.js";
 
 function prd(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), "meshflow-replace-")), "prd.json");
   writeFileSync(file, text);
   return file;
+}
+
+/** The file's version now. */
+function readVersion(file: string): PrdVersion {
+  const { ino, mode } = statSync(file);
+  return { digest: prdDigest(file), ino, mode: mode & 0o7777 };
 }
 
 describe("replacePrd", () => {

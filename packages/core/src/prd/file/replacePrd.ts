@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { type ContentWriter, writeFileAtomic } from "../../fs/writeFileAtomic.js";
-import { jsoncParser } from "../../json/jsoncParser.js";
 import { pauseSync } from "../../process/pauseSync.js";
 import { prdChunks } from "./prdChunks.js";
+import { storySpans } from "./storySpans.js";
 
 /** One version of a PRD file: what a replacement is made from, and replaces only while the file is still it. */
 export interface PrdVersion {
@@ -25,28 +25,6 @@ export function prdDigest(file: string, fd?: number): string {
   const hash = createHash("sha256");
   for (const chunk of prdChunks(file, { fd, reuse: true })) hash.update(chunk);
   return hash.digest("hex");
-}
-
-/** The file's bytes now and its version. */
-export function readVersion(file: string): PrdVersion & { bytes: Buffer } {
-  const fd = openSync(file, "r");
-  try {
-    const bytes = Buffer.concat([...prdChunks(file, { fd })]);
-    const { ino, mode } = fstatSync(fd);
-    return { bytes, digest: createHash("sha256").update(bytes).digest("hex"), ino, mode: mode & 0o7777 };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** True when `text` is one whole JSON document (an editor saving in place may be half-way through). */
-function wholeJson(text: string): boolean {
-  let whole = text.trim().length > 0;
-  const onError = () => {
-    whole = false;
-  };
-  jsoncParser().visit(text, { onError }, { allowTrailingComma: true });
-  return whole;
 }
 
 /** Reads of a displaced save still being written, a millisecond apart, before it is taken as it is. */
@@ -89,7 +67,7 @@ export function replacePrd(
     // A save in place went into the replaced file; its writer may still be writing.
     for (let attempt = 1; ; attempt++) {
       const text = Buffer.concat([...prdChunks(file, { fd: held })]).toString("utf8");
-      if (wholeJson(text) || attempt >= WHOLE_ATTEMPTS) return { kind: "displaced", text };
+      if (storySpans(Buffer.from(text, "utf8")) || attempt >= WHOLE_ATTEMPTS) return { kind: "displaced", text };
       pauseSync(1);
     }
   } finally {

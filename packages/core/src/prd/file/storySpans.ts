@@ -7,7 +7,8 @@ import { jsoncParser } from "../../json/jsoncParser.js";
  * when the bytes are not one whole JSON(C) document (an editor may be half-way through saving it).
  */
 export function storySpans(bytes: Buffer): number[] | undefined {
-  const text = bytes.toString("utf8");
+  // One character per byte: offsets into the text are offsets into the file (only ASCII keys are compared).
+  const text = bytes.toString("latin1");
   let whole = text.trim().length > 0;
   let depth = 0;
   let key: string | undefined;
@@ -45,13 +46,5 @@ export function storySpans(bytes: Buffer): number[] | undefined {
     },
     { allowTrailingComma: true },
   );
-  if (!whole) return undefined;
-  if (bytes.length === text.length) return found;
-  // Offsets into the text count UTF-16 units; into the file, bytes.
-  let [unit, byte] = [0, 0];
-  return found.map((offset) => {
-    byte += Buffer.byteLength(text.slice(unit, offset));
-    unit = offset;
-    return byte;
-  });
+  return whole ? found : undefined;
 }

@@ -42,7 +42,7 @@ export function setStoryFields(story: string, { storyId, passes, notes }: StoryE
     if (at) edits.push({ offset: at.offset, length: at.length, content: text });
     else {
       // The line break and indentation before the first key, without a comment there.
-      const before = story.slice(root.offset + 1, firstKey.offset).replace(/^[^]*(\*\/|\/\/[^\n]*)/, "");
+      const before = story.slice(root.offset + 1, firstKey.offset).replace(/^[\s\S]*(\*\/|\/\/[^\n]*)/, "");
       const colon = story.slice(firstKey.offset + firstKey.length, firstValue.offset);
       added += `,${before}${JSON.stringify(key)}${colon}${text}`;
     }

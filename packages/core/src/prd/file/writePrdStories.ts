@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { MeshflowError } from "../../errors/MeshflowError.js";
 import { removeStaleTempFiles } from "../../fs/writeFileAtomic.js";
 import { jsoncParser } from "../../json/jsoncParser.js";
 import { pauseSync } from "../../process/pauseSync.js";
+import { prdChunks } from "./prdChunks.js";
 import type { PrdSource } from "./readPrd.js";
-import { readVersion, replacePrd } from "./replacePrd.js";
+import { prdDigest, replacePrd } from "./replacePrd.js";
 import { storySpans } from "./storySpans.js";
 import { type StoryEdit, setStoryFields } from "./storyText.js";
 
@@ -24,23 +25,22 @@ export interface StoriesWritten {
 
 /** Attempts before a PRD that keeps changing under a write is given up on (with an error). */
 const ATTEMPTS = 8;
+/** Bytes copied at a time. */
+const CHUNK = 1024 * 1024;
 
 /**
  * Sets `passes` and `notes` of stories in a PRD file: the only write meshflow makes to a PRD (the
  * completion gate's marks, `flow mark`, `flow reset`). Every other byte stays (key order, unknown
- * fields, comments, indentation, line ends); an absent field is added after the story's last member,
- * written as its first member is (see `setStoryFields`). The file is read once; its stories are where
- * `cache` says while the file is still what it describes, else where jsonc-parser's scanner finds them;
- * each story is found by its index, else by its id. The result replaces the file atomically (same
- * mode, through a symlink to its target, dead writers' temp files removed) only while the file is
- * still the version read, checked right before the rename; otherwise it starts over on the new
- * content, so an edit saved meanwhile is kept (a save in place the rename displaced is edited again,
- * see {@link replacePrd}). Throws `prd_changed` when the file kept changing or is not one whole JSON
- * document (being saved).
+ * fields, comments, indentation, line ends; see `setStoryFields`). Each story is found by its index,
+ * else by its id; a story edited twice in one write gets both notes and the last `passes`. While the
+ * file is still what `cache` describes, only the edited stories are read before the file is copied a
+ * chunk at a time (constant memory); otherwise it is read whole and jsonc-parser's scanner finds the
+ * stories. The copy replaces the file only while it is still the version read (see {@link replacePrd}),
+ * else the write starts over on the new content. Throws `prd_changed` when the file kept changing or
+ * is not one whole JSON document (being saved).
  */
 export function writePrdStories(file: string, edits: readonly StoryEdit[], cache: PrdWriteCache = {}): StoriesWritten {
-  const merged = mergeEdits(edits);
-  if (!merged.length) return { changed: [], gone: [], foreign: false };
+  if (!edits.length) return { changed: [], gone: [], foreign: false };
   const target = realpathSync(file);
   removeStaleTempFiles(target);
   const changed = new Set<string>();
@@ -50,60 +50,91 @@ export function writePrdStories(file: string, edits: readonly StoryEdit[], cache
   let failure: unknown;
   // A displaced save is always written back, even after the attempts ran out.
   for (let attempt = 1; attempt <= ATTEMPTS || (displaced && attempt <= 4 * ATTEMPTS); attempt++) {
+    const redo = displaced;
+    displaced = undefined;
+    let fd: number | undefined;
     try {
-      const { bytes: read, ...version } = readVersion(target);
-      const redo = displaced?.over === version.digest ? displaced : undefined;
-      displaced = undefined;
-      foreign ||= attempt > 1 || redo !== undefined || (cache.digest ?? version.digest) !== version.digest;
-      const bytes = redo ? Buffer.from(redo.text, "utf8") : read;
-      const spans = !redo && cache.digest === version.digest && cache.spans ? cache.spans : storySpans(bytes);
-      if (!spans) throw new MeshflowError("prd_changed", `${file}: not a whole JSON document (is it being saved?)`);
-      const edited = editStories(bytes, spans, merged);
+      fd = openSync(target, "r");
+      const { ino, mode } = fstatSync(fd);
+      const version = { digest: cache.digest ?? "", ino, mode: mode & 0o7777 };
+      // While the file is still what the cache says, nothing but the edited stories is read before the copy.
+      let { spans } = cache;
+      let bytes: Buffer | undefined;
+      if (redo || !version.digest || !spans) {
+        bytes = Buffer.concat([...prdChunks(target, { fd })]);
+        version.digest = createHash("sha256").update(bytes).digest("hex");
+        if (redo?.over === version.digest) bytes = Buffer.from(redo.text, "utf8");
+        spans = storySpans(bytes);
+        if (!spans) throw new MeshflowError("prd_changed", `${file}: not a whole JSON document (is it being saved?)`);
+      }
+      const redone = redo?.over === version.digest;
+      foreign ||= attempt > 1 || redone || (cache.digest ?? version.digest) !== version.digest;
+      const source = storySource(fd, bytes);
+      const edited = editStories(source, spans, edits);
+      if (!bytes && (edited.gone.length || !edited.changed.length) && prdDigest(target, fd) !== version.digest) {
+        // Not the file the cache describes: read it again at once.
+        [cache.digest, foreign] = [undefined, true];
+        continue;
+      }
       for (const id of edited.changed) changed.add(id);
-      if (!edited.changed.length && !redo) {
+      if (!edited.changed.length && !redone) {
         Object.assign(cache, { digest: version.digest, spans });
         return { changed: [...changed], gone: edited.gone, foreign };
       }
-      const replacement = replacePrd(target, (write) => edited.pieces.forEach(write), version);
-      Object.assign(cache, replacement.kind === "changed" ? { digest: undefined } : edited.left);
+      const read = createHash("sha256");
+      const wrote = createHash("sha256");
+      const copy = (write: (bytes: Uint8Array) => void) =>
+        edited.copy((piece, kept) => {
+          if (!bytes && kept !== undefined) read.update(piece);
+          if (kept !== false) write(piece);
+          if (kept !== false) wrote.update(piece);
+        });
+      // Read from the file, the bytes copied must be the version the cache describes.
+      const replacement = replacePrd(target, copy, version, () => !!bytes || read.digest("hex") === version.digest);
+      if (replacement.kind === "changed") cache.digest = undefined;
+      else Object.assign(cache, { digest: wrote.digest("hex"), spans: edited.spans });
       if (replacement.kind === "replaced") return { changed: [...changed], gone: edited.gone, foreign };
-      if (replacement.kind === "displaced") displaced = { text: replacement.text, over: edited.left.digest };
-      const ids = merged.map((e) => e.storyId);
-      failure = new MeshflowError(
-        "prd_changed",
-        `${file}: changed by someone else during each of ${ATTEMPTS} attempts to write ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}; not written`,
-      );
+      if (replacement.kind === "displaced" && cache.digest) displaced = { text: replacement.text, over: cache.digest };
+      failure = undefined; // changed under the write
     } catch (error) {
       failure = error;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     if (!displaced && attempt < ATTEMPTS) pauseSync(5 * attempt);
   }
-  throw failure;
+  const ids = [...new Set(edits.map((e) => e.storyId))];
+  const message = `${file}: changed by someone else during each of ${ATTEMPTS} attempts to write ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}; not written`;
+  throw failure ?? new MeshflowError("prd_changed", message);
 }
 
-/** One edit per story: a story edited twice in one write gets both notes, and the last `passes`. */
-function mergeEdits(edits: readonly StoryEdit[]): StoryEdit[] {
-  const byStory = new Map<string, StoryEdit>();
-  for (const edit of edits) {
-    const key = edit.storyId || `\u0000${edit.index}`;
-    const earlier = byStory.get(key);
-    byStory.set(key, earlier ? { ...earlier, passes: edit.passes, notes: (n) => edit.notes(earlier.notes(n)) } : edit);
-  }
-  return [...byStory.values()];
+/** The PRD's bytes `[from, to)` a chunk at a time (one buffer, reused): of `bytes` when held, else of the open file. */
+function storySource(fd: number, bytes: Buffer | undefined): (from: number, to: number) => Generator<Buffer> {
+  return function* (from, to) {
+    if (bytes) return yield bytes.subarray(from, to);
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, to - from));
+    for (let at = from, got = 1; at < to && got > 0; at += got) {
+      got = readSync(fd, chunk, 0, Math.min(chunk.length, to - at), at);
+      if (got > 0) yield chunk.subarray(0, got);
+    }
+  };
 }
 
 /**
- * The PRD's bytes with the edits made to the stories at `spans`: the pieces to write (the unchanged
- * bytes are not copied), the stories changed and gone, and the digest and spans of the result.
+ * The edits made to the stories at `spans`: the stories changed and gone, where each story is in the
+ * result, and `copy`, which hands every piece of the result to `out` in order — the bytes read (`kept`
+ * true), the replaced stories' bytes read but left out (false), their new bytes (undefined).
  */
-function editStories(bytes: Buffer, spans: readonly number[], edits: readonly StoryEdit[]) {
+function editStories(source: ReturnType<typeof storySource>, spans: readonly number[], edits: readonly StoryEdit[]) {
   const stories = spans.length / 2;
   const edited = new Map<number, string>();
-  const story = (i: number) => edited.get(i) ?? bytes.toString("utf8", spans[2 * i], spans[2 * i + 1]);
+  const story = (i: number) =>
+    edited.get(i) ??
+    Buffer.concat([...source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0)].map((b) => Buffer.from(b))).toString("utf8");
   const apply = (i: number, edit: StoryEdit) => (i >= 0 && i < stories ? setStoryFields(story(i), edit) : undefined);
   let byId: Map<string, number> | undefined;
-  const changed: string[] = [];
-  const gone: string[] = [];
+  const changed = new Set<string>();
+  const gone = new Set<string>();
   for (const edit of edits) {
     let index = edit.index ?? -1;
     let text = apply(index, edit);
@@ -112,31 +143,32 @@ function editStories(bytes: Buffer, spans: readonly number[], edits: readonly St
       index = byId.get(edit.storyId) ?? -1;
       text = apply(index, edit);
     }
-    if (text === undefined) gone.push(edit.storyId);
+    if (text === undefined) gone.add(edit.storyId);
     else if (text !== story(index)) {
       edited.set(index, text);
-      changed.push(edit.storyId);
+      changed.add(edit.storyId);
     }
   }
-  const pieces: Buffer[] = [];
-  const moved: number[] = [];
-  const hash = createHash("sha256");
-  let [copied, shift] = [0, 0];
-  for (let i = 0; i < stories; i++) {
-    const [start, end] = [spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0];
-    const text = edited.get(i);
-    moved.push(start + shift);
-    if (text !== undefined) {
-      const replaced = Buffer.from(text, "utf8");
-      pieces.push(bytes.subarray(copied, start), replaced);
-      shift += replaced.length - (end - start);
-      copied = end;
+  const replaced = [...edited].map(([i, text]) => [i, Buffer.from(text, "utf8")] as const).sort(([a], [b]) => a - b);
+  const sizes = new Map(replaced.map(([i, b]) => [i, b.length]));
+  let shift = 0;
+  const moved = spans.map((offset, i) => {
+    // A story's start moves by the edits before it, its end by its own edit too.
+    const size = i % 2 === 1 ? sizes.get((i - 1) / 2) : undefined;
+    if (size !== undefined) shift += size - (offset - (spans[i - 1] ?? 0));
+    return offset + shift;
+  });
+  const copy = (out: (piece: Buffer, kept?: boolean) => void) => {
+    let at = 0;
+    for (const [i, bytes] of replaced) {
+      for (const piece of source(at, spans[2 * i] ?? 0)) out(piece, true);
+      for (const piece of source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0)) out(piece, false);
+      out(bytes);
+      at = spans[2 * i + 1] ?? 0;
     }
-    moved.push(end + shift);
-  }
-  pieces.push(bytes.subarray(copied));
-  for (const piece of pieces) hash.update(piece);
-  return { pieces, changed, gone, left: { digest: hash.digest("hex"), spans: moved } };
+    for (const piece of source(at, Number.POSITIVE_INFINITY)) out(piece, true);
+  };
+  return { changed: [...changed], gone: [...gone], spans: moved, copy };
 }
 
 /** Each story's index by its id (the first of a repeated id), for edits not found at their index. */
