@@ -22,11 +22,7 @@ const SETTLE_QUIET_MS = 250;
 const SETTLE_LIMIT_MS = 10_000;
 
 /** What {@link settleMarks} found: the marks the PRD still lacks, those it wrote, and the last write's error. */
-export interface Settled {
-  missing: PassMark[];
-  marked: PassMark[];
-  error?: unknown;
-}
+export type Settled = { missing: PassMark[]; marked: PassMark[]; error?: unknown };
 
 /**
  * Makes sure every mark is in a PRD someone else has been saving: each new version of the file gets

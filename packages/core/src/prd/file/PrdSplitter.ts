@@ -25,7 +25,7 @@ export interface SplitElement {
  */
 export class PrdSplitter {
   readonly #onElement: (element: SplitElement) => void;
-  readonly #tokens = new Tokenizer();
+  readonly #tokens = new Tokenizer({ stringBufferSize: 64 * 1024 });
   /** The bytes still needed (the head before the array, the element being read, the head after it), from file offset #kept. */
   readonly #chunks: Buffer[] = [];
   #kept = 0;
@@ -54,17 +54,17 @@ export class PrdSplitter {
     this.#tokens.onToken = ({ token, value, offset }) => {
       if (!this.#failed && !this.#token(token, value, offset)) this.#failed = true;
     };
+    // Not JSON: the tokenizer stops, and so does the split.
+    this.#tokens.onError = () => {
+      this.#failed = true;
+    };
   }
 
   /** Scans the next chunk (it is kept by reference: pass a buffer that is not reused). */
   push(chunk: Buffer): void {
     if (this.#failed) return;
     this.#chunks.push(chunk);
-    try {
-      this.#tokens.write(chunk);
-    } catch {
-      this.#failed = true;
-    }
+    this.#tokens.write(chunk);
     if (this.#failed) {
       this.#chunks.length = 0;
       return;

@@ -3,7 +3,7 @@ import { MeshflowError } from "../../errors/MeshflowError.js";
 import { type PrdLimits, tooManyBytes } from "./prdLimits.js";
 
 /** Bytes read at a time: a PRD of any size is read in this much memory plus one story. */
-const CHUNK = 1024 * 1024;
+export const CHUNK = 1024 * 1024;
 
 /** `file_not_found` for a PRD that cannot be read, naming it and why. */
 function unreadable(file: string, cause: unknown): MeshflowError {

@@ -10,11 +10,10 @@ export function storySpans(bytes: Buffer): number[] | undefined {
   // One character per byte: offsets into the text are offsets into the file (only ASCII keys are compared).
   const text = bytes.toString("latin1");
   let whole = text.trim().length > 0;
-  let depth = 0;
+  let [depth, start] = [0, 0];
   let key: string | undefined;
   let found: number[] = [];
   let stories: number[] | undefined;
-  let start = 0;
   const open = (offset: number) => {
     if (stories && depth === 2) start = offset;
     depth++;

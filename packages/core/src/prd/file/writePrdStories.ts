@@ -4,7 +4,7 @@ import { MeshflowError } from "../../errors/MeshflowError.js";
 import { removeStaleTempFiles } from "../../fs/writeFileAtomic.js";
 import { jsoncParser } from "../../json/jsoncParser.js";
 import { pauseSync } from "../../process/pauseSync.js";
-import { prdChunks } from "./prdChunks.js";
+import { CHUNK, prdChunks } from "./prdChunks.js";
 import type { PrdSource } from "./readPrd.js";
 import { prdDigest, replacePrd } from "./replacePrd.js";
 import { storySpans } from "./storySpans.js";
@@ -25,8 +25,8 @@ export interface StoriesWritten {
 
 /** Attempts before a PRD that keeps changing under a write is given up on (with an error). */
 const ATTEMPTS = 8;
-/** Bytes copied at a time. */
-const CHUNK = 1024 * 1024;
+/** The buffer every write copies through, a chunk at a time (writes are synchronous). */
+let chunk: Buffer | undefined;
 
 /**
  * Sets `passes` and `notes` of stories in a PRD file: the only write meshflow makes to a PRD (the
@@ -69,8 +69,7 @@ export function writePrdStories(file: string, edits: readonly StoryEdit[], cache
       }
       const redone = redo?.over === version.digest;
       foreign ||= attempt > 1 || redone || (cache.digest ?? version.digest) !== version.digest;
-      const source = storySource(fd, bytes);
-      const edited = editStories(source, spans, edits);
+      const edited = editStories(storySource(fd, bytes), spans, edits);
       if (!bytes && (edited.gone.length || !edited.changed.length) && prdDigest(target, fd) !== version.digest) {
         // Not the file the cache describes: read it again at once.
         [cache.digest, foreign] = [undefined, true];
@@ -112,7 +111,7 @@ export function writePrdStories(file: string, edits: readonly StoryEdit[], cache
 function storySource(fd: number, bytes: Buffer | undefined): (from: number, to: number) => Generator<Buffer> {
   return function* (from, to) {
     if (bytes) return yield bytes.subarray(from, to);
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, to - from));
+    chunk ??= Buffer.allocUnsafeSlow(CHUNK);
     for (let at = from, got = 1; at < to && got > 0; at += got) {
       got = readSync(fd, chunk, 0, Math.min(chunk.length, to - at), at);
       if (got > 0) yield chunk.subarray(0, got);
@@ -127,43 +126,48 @@ function storySource(fd: number, bytes: Buffer | undefined): (from: number, to: 
  */
 function editStories(source: ReturnType<typeof storySource>, spans: readonly number[], edits: readonly StoryEdit[]) {
   const stories = spans.length / 2;
-  const edited = new Map<number, string>();
+  /** Each changed story's new bytes (as bytes: the edited text is made of pieces of the old one, which it would hold). */
+  const edited = new Map<number, Buffer>();
   const story = (i: number) =>
-    edited.get(i) ??
-    Buffer.concat([...source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0)].map((b) => Buffer.from(b))).toString("utf8");
-  const apply = (i: number, edit: StoryEdit) => (i >= 0 && i < stories ? setStoryFields(story(i), edit) : undefined);
+    edited.get(i)?.toString("utf8") ??
+    Buffer.concat(Array.from(source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0), (b) => Buffer.from(b))).toString("utf8");
+  /** The edit made to story `i`: its index, new text and whether it differs; undefined when `i` is not that story. */
+  const apply = (i: number, edit: StoryEdit) => {
+    const before = i >= 0 && i < stories ? story(i) : undefined;
+    const text = before === undefined ? undefined : setStoryFields(before, edit);
+    return text === undefined ? undefined : { i, text, differs: text !== before };
+  };
   let byId: Map<string, number> | undefined;
   const changed = new Set<string>();
   const gone = new Set<string>();
   for (const edit of edits) {
-    let index = edit.index ?? -1;
-    let text = apply(index, edit);
-    if (text === undefined && edit.storyId) {
+    let found = apply(edit.index ?? -1, edit);
+    if (!found && edit.storyId) {
       byId ??= idsOf(story, stories);
-      index = byId.get(edit.storyId) ?? -1;
-      text = apply(index, edit);
+      found = apply(byId.get(edit.storyId) ?? -1, edit);
     }
-    if (text === undefined) gone.add(edit.storyId);
-    else if (text !== story(index)) {
-      edited.set(index, text);
+    if (!found) gone.add(edit.storyId);
+    else if (found.differs) {
+      // Not from the shared pool, which the stories' reads fill with garbage: a kept slice would hold its slab.
+      edited.set(found.i, Buffer.allocUnsafeSlow(Buffer.byteLength(found.text)));
+      edited.get(found.i)?.write(found.text);
       changed.add(edit.storyId);
     }
   }
-  const replaced = [...edited].map(([i, text]) => [i, Buffer.from(text, "utf8")] as const).sort(([a], [b]) => a - b);
-  const sizes = new Map(replaced.map(([i, b]) => [i, b.length]));
+  const order = [...edited.keys()].sort((a, b) => a - b);
   let shift = 0;
   const moved = spans.map((offset, i) => {
     // A story's start moves by the edits before it, its end by its own edit too.
-    const size = i % 2 === 1 ? sizes.get((i - 1) / 2) : undefined;
+    const size = i % 2 === 1 ? edited.get((i - 1) / 2)?.length : undefined;
     if (size !== undefined) shift += size - (offset - (spans[i - 1] ?? 0));
     return offset + shift;
   });
   const copy = (out: (piece: Buffer, kept?: boolean) => void) => {
     let at = 0;
-    for (const [i, bytes] of replaced) {
+    for (const i of order) {
       for (const piece of source(at, spans[2 * i] ?? 0)) out(piece, true);
       for (const piece of source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0)) out(piece, false);
-      out(bytes);
+      out(edited.get(i) ?? Buffer.alloc(0));
       at = spans[2 * i + 1] ?? 0;
     }
     for (const piece of source(at, Number.POSITIVE_INFINITY)) out(piece, true);
