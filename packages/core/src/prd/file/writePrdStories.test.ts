@@ -228,6 +228,17 @@ describe("writePrdStories, other edits and other files", () => {
     );
   });
 
+  it("leaves a story edited back within one write as it is, and says nothing changed", () => {
+    const path = file(`${JSON.stringify({ userStories: [story(0), story(1)] }, null, 2)}\n`);
+    const before = statSync(path).ino;
+    const edits = [
+      { storyId: "S0", passes: true, notes: (n: string) => n },
+      { storyId: "S0", index: 0, passes: false, notes: (n: string) => n },
+    ];
+    expect(writePrdStories(path, edits)).toEqual({ changed: [], gone: [], foreign: false });
+    expect(statSync(path).ino).toBe(before);
+  });
+
   it("writes the stories it finds and names those that are gone", () => {
     const path = file(`${JSON.stringify({ userStories: [story(0), story(1)] }, null, 2)}\n`);
     const edits = ["S1", "S9"].map((storyId) => ({ storyId, passes: true, notes: () => "done" }));

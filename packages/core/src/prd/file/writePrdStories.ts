@@ -128,9 +128,9 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
   const stories = spans.length / 2;
   /** Each changed story's new bytes (as bytes: the edited text is made of pieces of the old one, which it would hold). */
   const edited = new Map<number, Buffer>();
-  const story = (i: number) =>
-    edited.get(i)?.toString("utf8") ??
+  const original = (i: number) =>
     Buffer.concat(Array.from(source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0), (b) => Buffer.from(b))).toString("utf8");
+  const story = (i: number) => edited.get(i)?.toString("utf8") ?? original(i);
   /** The edit made to story `i`: its index, new text and whether it differs; undefined when `i` is not that story. */
   const apply = (i: number, edit: StoryEdit) => {
     const before = i >= 0 && i < stories ? story(i) : undefined;
@@ -138,7 +138,9 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
     return text === undefined ? undefined : { i, text, differs: text !== before };
   };
   let byId: Map<string, number> | undefined;
-  const changed = new Set<string>();
+  /** The id of the edits of each changed story, and the stories edited more than once. */
+  const whose = new Map<number, string>();
+  const again = new Set<number>();
   const gone = new Set<string>();
   for (const edit of edits) {
     let found = apply(edit.index ?? -1, edit);
@@ -148,12 +150,17 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
     }
     if (!found) gone.add(edit.storyId);
     else if (found.differs) {
+      if (edited.has(found.i)) again.add(found.i);
       // Not from the shared pool, which the stories' reads fill with garbage: a kept slice would hold its slab.
       edited.set(found.i, Buffer.allocUnsafeSlow(Buffer.byteLength(found.text)));
       edited.get(found.i)?.write(found.text);
-      changed.add(edit.storyId);
+      whose.set(found.i, edit.storyId);
     }
   }
+  // A story edited back to what it was (passes set, then set back) is left as it is.
+  for (const i of again) if (edited.get(i)?.equals(Buffer.from(original(i), "utf8"))) edited.delete(i);
+  const kept = new Set([...whose].flatMap(([i, id]) => (edited.has(i) ? [id] : [])));
+  const changed = [...new Set(edits.map((e) => e.storyId))].filter((id) => kept.has(id));
   const order = [...edited.keys()].sort((a, b) => a - b);
   let shift = 0;
   const moved = spans.map((offset, i) => {
@@ -172,7 +179,7 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
     }
     for (const piece of source(at, Number.POSITIVE_INFINITY)) out(piece, true);
   };
-  return { changed: [...changed], gone: [...gone], spans: moved, copy };
+  return { changed, gone: [...gone], spans: moved, copy };
 }
 
 /** Each story's index by its id (the first of a repeated id), for edits not found at their index. */
