@@ -210,6 +210,11 @@ describe("flow console: timeline, graph, cost, and runs started from the page", 
       expect(await call.getAttribute("class")).toContain("m-approval");
       expect(await call.getAttribute("data-approval")).toBe("waiting");
       expect(await call.getAttribute("data-step")).toBe("1");
+      // The run is paused, not running: its story and step are not drawn as running.
+      for (const kind of ["story", "step"])
+        expect(
+          await page.locator(`.waterfall .bar[data-kind="${kind}"][data-story="US-001"]`).getAttribute("class"),
+        ).not.toMatch(/\bopen\b/);
       await call.hover();
       const card = page.getByRole("tooltip");
       expect(await card.textContent()).toContain("filesystem__write_file waiting for approval");

@@ -40,6 +40,17 @@ describe("buildTimeline", () => {
     ]);
   });
 
+  it("ends what a run that no longer runs left running at its end, not drawn as running", () => {
+    const running = storyEvents("US-2", 50, 0).slice(0, 3);
+    const timeline = buildTimeline(reports(["US-2"], running), { now: t(9000), ended: t(400) });
+    const rows = timeline.lanes.flatMap((l) => l.rows);
+    expect(rows.map((r) => [r.kind, r.open, r.end])).toEqual([
+      ["story", false, t(400)],
+      ["step", false, t(400)],
+      ["call", false, t(400)],
+    ]);
+  });
+
   it("gives each worker of a queued run its own lane", () => {
     const events = [...storyEvents("US-1", 0, 100), ...storyEvents("US-2", 200, 300)];
     const timeline = buildTimeline(reports(["US-1", "US-2"], events), {

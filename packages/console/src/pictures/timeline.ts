@@ -270,7 +270,9 @@ function storySpans(story: StoryReport, now: number): Span[] | undefined {
 }
 
 /**
- * The timeline of a run's stories. `now` ends what still runs. `workers` (story id → worker) puts
+ * The timeline of a run's stories. `now` ends what still runs; `ended`, the time a run that no longer
+ * runs (finished, paused for an approval, interrupted) ended: what it left running ends there and is
+ * not drawn as running. `workers` (story id → worker) puts
  * each story in its worker's lane; otherwise a story takes the first lane free when it started.
  * `approvals` (the run's approvals book) marks the calls that wait for, or had, a person's decision.
  *
@@ -280,12 +282,13 @@ function storySpans(story: StoryReport, now: number): Span[] | undefined {
  */
 export function buildTimeline(
   stories: readonly StoryReport[],
-  options: { now: number; workers?: Readonly<Record<string, string>>; approvals?: TimelineApprovals },
+  options: { now: number; ended?: number; workers?: Readonly<Record<string, string>>; approvals?: TimelineApprovals },
 ): Timeline {
   const spans = stories
-    .map((s) => storySpans(s, options.now))
+    .map((s) => storySpans(s, options.ended ?? options.now))
     .filter((s): s is Span[] => s !== undefined)
     .sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
+  if (options.ended !== undefined) for (const rows of spans) for (const s of rows) s.open = false;
   if (options.approvals) markApprovals(spans, options.approvals);
   const lanes: Lane[] = [];
   const byWorker = new Map<string, Lane>();

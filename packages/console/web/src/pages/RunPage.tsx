@@ -158,6 +158,7 @@ export function RunPage({ runId, view, story }: { runId: string; view: string; s
         <TimelineView
           stories={tree.stories}
           now={now}
+          ended={run.status === "running" ? undefined : Date.parse(run.createdAt) + run.durationMs}
           workers={workers.data?.workers}
           approvals={approvals.data}
           onOpen={open}

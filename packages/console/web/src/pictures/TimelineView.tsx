@@ -45,6 +45,7 @@ function Bar({ span, start, width, lane }: { span: Span; start: number; width: n
 export function TimelineView({
   stories,
   now,
+  ended,
   workers,
   approvals,
   onOpen,
@@ -52,6 +53,8 @@ export function TimelineView({
 }: {
   stories: StoryReport[];
   now: number;
+  /** When the run no longer runs, the time it ended: nothing is drawn as still running. */
+  ended?: number | undefined;
   workers?: Record<string, string> | undefined;
   approvals?: TimelineApprovals | undefined;
   onOpen: (span: Span) => void;
@@ -59,8 +62,14 @@ export function TimelineView({
   graphOf: (story: string) => string;
 }) {
   const timeline = useMemo(
-    () => buildTimeline(stories, { now, ...(workers ? { workers } : {}), ...(approvals ? { approvals } : {}) }),
-    [stories, now, workers, approvals],
+    () =>
+      buildTimeline(stories, {
+        now,
+        ...(ended !== undefined ? { ended } : {}),
+        ...(workers ? { workers } : {}),
+        ...(approvals ? { approvals } : {}),
+      }),
+    [stories, now, ended, workers, approvals],
   );
   const rows = useMemo(() => {
     const flat: Row[] = [];
