@@ -128,9 +128,10 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
   const stories = spans.length / 2;
   /** Each changed story's new bytes (as bytes: the edited text is made of pieces of the old one, which it would hold). */
   const edited = new Map<number, Buffer>();
-  const original = (i: number) =>
-    Buffer.concat(Array.from(source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0), (b) => Buffer.from(b))).toString("utf8");
-  const story = (i: number) => edited.get(i)?.toString("utf8") ?? original(i);
+  /** Story `i`'s bytes as the file holds them. */
+  const read = (i: number) =>
+    Buffer.concat(Array.from(source(spans[2 * i] ?? 0, spans[2 * i + 1] ?? 0), (b) => Buffer.from(b)));
+  const story = (i: number) => (edited.get(i) ?? read(i)).toString("utf8");
   /** The edit made to story `i`: its index, new text and whether it differs; undefined when `i` is not that story. */
   const apply = (i: number, edit: StoryEdit) => {
     const before = i >= 0 && i < stories ? story(i) : undefined;
@@ -158,7 +159,7 @@ function editStories(source: ReturnType<typeof storySource>, spans: readonly num
     }
   }
   // A story edited back to what it was (passes set, then set back) is left as it is.
-  for (const i of again) if (edited.get(i)?.equals(Buffer.from(original(i), "utf8"))) edited.delete(i);
+  for (const i of again) if (edited.get(i)?.equals(read(i))) edited.delete(i);
   const kept = new Set([...whose].flatMap(([i, id]) => (edited.has(i) ? [id] : [])));
   const changed = [...new Set(edits.map((e) => e.storyId))].filter((id) => kept.has(id));
   const order = [...edited.keys()].sort((a, b) => a - b);
