@@ -170,21 +170,24 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     // Regression: the filesystem server started per worktree had a guard of its own (6,000 calls a
     // minute, no emergency stop of the run's), so its calls escaped the run's --calls-per-minute.
     const repo = repository();
-    const fourWrites = (story: number) => ({
+    // Each story needs six calls, more than the limit, so neither can finish (and be merged) before
+    // the guard locks, whichever starts first.
+    const sixWrites = (story: number) => ({
       mcpTools: { step1: ["filesystem"] },
       calls: {
-        step1: Array.from({ length: 4 }, (_, j) => ({
+        step1: Array.from({ length: 6 }, (_, j) => ({
           tool: "filesystem__write_file",
           args: { path: `src/story-${story}-${j}.txt`, content: `${story}.${j}\n` },
         })),
       },
     });
-    writePrd(repo, [fourWrites(1), fourWrites(2)]);
+    writePrd(repo, [sixWrites(1), sixWrites(2)]);
     const args = ["run", "prd.json", "--parallel", "2", "--calls-per-minute", "5", "--run-id", "limited", "--json"];
     const result = await repo.flow(args);
     expect(result.code, result.stderr).toBe(130);
     const events = parseEvents(result.stdout);
-    // Five calls of both stories together are admitted, then the guard locks for the whole run.
+    // Five calls of both stories together are admitted (not five per worktree's server), then the guard
+    // locks for the whole run.
     expect(events.filter((e) => e.type === "tool.result" && !e.isError)).toHaveLength(5);
     expect(result.stderr).toContain("run limited paused: the guard locked (rate_limit_exceeded");
     expect(result.stderr).toContain("more than 5 calls");
@@ -195,7 +198,7 @@ describe("flow run --parallel in a git repository (a worktree per story, a merge
     const resumed = await repo.flow(["resume", "limited", "--calls-per-minute", "0", "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     for (const story of [1, 2])
-      for (let j = 0; j < 4; j++)
+      for (let j = 0; j < 6; j++)
         expect(readFileSync(join(repo.dir, `src/story-${story}-${j}.txt`), "utf8")).toBe(`${story}.${j}\n`);
     expect(repo.prd().userStories.map((s) => s.passes)).toEqual([true, true]);
     expect(repo.worktrees()).toBe(0);
