@@ -95,10 +95,21 @@ export function readApprovalRules(file: string, required: boolean): ApprovalRule
   return parsed.data.rules;
 }
 
+/** Each pattern of the rules compiled once: every call is checked against them (a long-lived process keeps the last 1,000). */
+const compiled = new Map<string, RegExp>();
+function regex(source: string): RegExp {
+  let pattern = compiled.get(source);
+  if (!pattern) {
+    if (compiled.size >= 1_000) compiled.clear();
+    pattern = new RegExp(source);
+    compiled.set(source, pattern);
+  }
+  return pattern;
+}
+
 /** A name pattern with `*` wildcards as a whole-name regular expression. */
 function namePattern(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
-  return new RegExp(`^${escaped}$`);
+  return regex(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
 }
 
 /** An argument's text as rules test it. */
@@ -122,7 +133,7 @@ function ruleMatches(
   if (rule.capability && !capabilities.includes(rule.capability)) return false;
   for (const [name, pattern] of Object.entries(rule.args ?? {})) {
     if (!(name in args)) return false;
-    if (!new RegExp(pattern).test(argumentText(args[name]))) return false;
+    if (!regex(pattern).test(argumentText(args[name]))) return false;
   }
   return true;
 }
