@@ -85,7 +85,7 @@ describe("quality-agent", () => {
   it("blocks when the command could not run (off the server's allowlist)", async () => {
     const run = await harness.run(qualityAgent, { story: story([{ run: ["npm", "test"] }]) });
     expect(run.status).toBe("blocked");
-    expect(run.summary).toMatch(/^verify "npm test" could not run through workspace__run_command: command_not_allowed/);
+    expect(run.summary).toMatch(/^verify "npm test" could not run through workspace__run_command: command_not_allowed: command "npm"/);
   });
 
   it("blocks without a code_execute tool, and without verify commands", async () => {
@@ -101,7 +101,9 @@ describe("quality-agent", () => {
       stepServers: ["workspace"],
     });
     expect(nothing.status).toBe("blocked");
-    expect(nothing.summary).toBe("nothing to check: US-007 has no verify commands");
+    expect(nothing.summary).toBe(
+      'nothing to check: US-007 has no verify commands (add them to the story, e.g. "verify": [{ "run": ["npm", "test"] }])',
+    );
   });
 
   it("does not pick silently between two code_execute tools; the story's settings choose", async () => {

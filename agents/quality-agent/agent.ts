@@ -38,7 +38,10 @@ export default defineSpecialist({
     if ("stop" in work) return work.stop;
     const commands = ctx.story.verify ?? [];
     if (!commands.length)
-      return ctx.block(`nothing to check: ${ctx.story.id} has no verify commands`, ...work.evidence);
+      return ctx.block(
+        `nothing to check: ${ctx.story.id} has no verify commands (add them to the story, e.g. "verify": [{ "run": ["npm", "test"] }])`,
+        ...work.evidence,
+      );
     const tool = executor(ctx, ctx.config);
     if (typeof tool === "string") return ctx.block(tool, ...work.evidence);
     const ran: unknown[] = [];

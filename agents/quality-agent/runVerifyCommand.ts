@@ -65,9 +65,13 @@ export function interpretResult(result: ToolResult, tail: number): CommandOutcom
   const data = structured(result);
   const exitCode = typeof data.exitCode === "number" ? data.exitCode : null;
   const serverCode = typeof data.code === "string" ? data.code : undefined;
-  if (result.code) return { kind: "not_run", code: result.code, message: tailLines(fullText(result), 3) };
-  if (result.isError && serverCode && NOT_RUN.has(serverCode))
-    return { kind: "not_run", code: serverCode, message: tailLines(fullText(result), 3) };
+  // Its text without the code in front (the server's text starts with it; the code is said once).
+  const notRun = (code: string): CommandOutcome => {
+    const text = tailLines(fullText(result), 3);
+    return { kind: "not_run", code, message: text.startsWith(`${code}: `) ? text.slice(code.length + 2) : text };
+  };
+  if (result.code) return notRun(result.code);
+  if (result.isError && serverCode && NOT_RUN.has(serverCode)) return notRun(serverCode);
   if (result.isError || (exitCode !== null && exitCode !== 0))
     return { kind: "failed", exitCode, timedOut: data.timedOut === true, tail: tailLines(outputOf(result), tail) };
   return { kind: "passed", exitCode };

@@ -85,7 +85,7 @@ describe("run_command", () => {
       const r = await bare.call("run_command", { command: node, args: ["-e", "1"] });
       expect(r.data.code).toBe("command_not_allowed");
       expect(r.text).toContain("allowed: none");
-      expect(r.text).toContain("--allow");
+      expect(r.text).toContain(`add "--allow", ${JSON.stringify(node)} to the server's args in the MCP config`);
       const tools = await bare.client.listTools();
       const run = tools.tools.find((t) => t.name === "run_command");
       expect(run?.description).toContain("Allowed executables: none");

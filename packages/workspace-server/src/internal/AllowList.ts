@@ -38,7 +38,7 @@ export class AllowList {
     const allowed = this.entries.length ? this.entries.join(", ") : "none";
     const hint = this.entries.length
       ? didYouMean(command, this.entries)
-      : "; the server was started without --allow or an allow list in its config";
+      : `; the server was started without --allow or an allow list in its config (to allow it, add "--allow", ${JSON.stringify(command)} to the server's args in the MCP config, e.g. .mcp.json)`;
     throw new WorkspaceToolError(
       "command_not_allowed",
       `command ${JSON.stringify(command)} is not on the allowlist (allowed: ${allowed})${hint}`,
