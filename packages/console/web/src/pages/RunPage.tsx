@@ -38,9 +38,11 @@ function useNow(on: boolean): number {
  */
 export function RunPage({ runId, view, story }: { runId: string; view: string; story?: string | undefined }) {
   // A run the console started that is not in the store yet (or never got there) answers its command's state.
-  const { data: answer, error, reload: reloadRun } = useApi<RunDetail | UnstartedRun>(
-    `/api/runs/${encodeURIComponent(runId)}`,
-  );
+  const {
+    data: answer,
+    error,
+    reload: reloadRun,
+  } = useApi<RunDetail | UnstartedRun>(`/api/runs/${encodeURIComponent(runId)}`);
   const data = answer && "run" in answer ? answer : undefined;
   const approvals = useApi<RunApprovals>(`/api/runs/${encodeURIComponent(runId)}/approvals`);
   const reloadApprovals = approvals.reload;

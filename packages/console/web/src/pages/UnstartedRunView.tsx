@@ -22,7 +22,7 @@ export function UnstartedRunView({ answer }: { answer: UnstartedRun }) {
         <a href="#/runs">← All runs</a>
       </p>
       <h1>
-        Run {runId} <Status value={launch.state === "ended" ? "not-started" : "starting"} />
+        Run {runId} <Status value={launch.state === "ended" ? "not started" : "starting"} />
       </h1>
       {launch.state === "starting" ? (
         <p aria-busy="true">
