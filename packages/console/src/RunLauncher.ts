@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { MeshflowError } from "@meshflow/core";
 import { newRunId } from "@meshflow/runtime/host";
+import { ByteTail } from "./internal/ByteTail.js";
 
 /** A run the console started (`flow run` or `flow resume`) and still runs. */
 export interface LaunchedRun {
@@ -30,13 +31,30 @@ export interface EndedRun extends LaunchedRun {
   endedAt: string;
   code: number | null;
   signal: string | null;
-  /** The last lines (at most 2,000 characters) the command wrote on stderr. */
+  /**
+   * The end of what the command wrote on stderr: at most the launcher's `stderrTailBytes` (4,096 by
+   * default) bytes, from a whole line, without terminal colour codes.
+   */
   stderrTail: string;
 }
 
-/** Ended runs and resumes kept for the Health page. */
-const KEPT_ENDED = 20;
-const TAIL_CHARS = 2_000;
+/** What became of a command the console started: it still runs (`starting`), or it `ended`. */
+export type LaunchState = (LaunchedRun & { state: "starting" }) | (EndedRun & { state: "ended" });
+
+/**
+ * `GET /api/runs/:runId` of a run this console started that is not in the run store: its command
+ * has not written the run yet (`starting`), or ended before it did (`ended`: an invalid PRD, an
+ * unknown MCP server, a bad option), with its exit code and the end of its stderr.
+ */
+export interface UnstartedRun {
+  runId: string;
+  launch: LaunchState;
+}
+
+/** Ended runs and resumes kept (for the Health page and the pages of runs that never started). */
+const DEFAULT_KEEP_ENDED = 20;
+/** Bytes of each command's stderr kept (its end). */
+const DEFAULT_STDERR_TAIL_BYTES = 4_096;
 
 /**
  * Starts `flow run <prd>` (a run started from the page) and `flow resume <runId>` (the Resume button):
@@ -52,11 +70,16 @@ export class RunLauncher {
   readonly #runArgs: readonly string[];
   readonly #children = new Map<string, { child: ChildProcess; info: LaunchedRun }>();
   readonly #ended: EndedRun[] = [];
+  readonly #keepEnded: number;
+  readonly #stderrTailBytes: number;
+  readonly #endListeners = new Set<(ended: EndedRun) => void>();
 
   /**
    * `flowBin`: the `flow` script run with this Node; `storeRoot`: passed as `--store`; `cwd`: the
    * project folder the commands run in (default this process's); `runArgs`: more options of every
-   * `flow run` (the console's own `--mcp-config`, `--agents`, `--skills`, `--routing`).
+   * `flow run` (the console's own `--mcp-config`, `--agents`, `--skills`, `--routing`); `keepEnded`:
+   * how many ended commands are remembered (default 20); `stderrTailBytes`: how many bytes of the end
+   * of each one's stderr are kept (default 4,096).
    */
   constructor(options: {
     flowBin: string;
@@ -64,12 +87,16 @@ export class RunLauncher {
     env?: NodeJS.ProcessEnv;
     cwd?: string;
     runArgs?: readonly string[];
+    keepEnded?: number;
+    stderrTailBytes?: number;
   }) {
     this.#flowBin = options.flowBin;
     this.#storeRoot = options.storeRoot;
     this.#env = options.env ?? process.env;
     this.#cwd = options.cwd ?? process.cwd();
     this.#runArgs = options.runArgs ?? [];
+    this.#keepEnded = Math.max(0, Math.floor(options.keepEnded ?? DEFAULT_KEEP_ENDED));
+    this.#stderrTailBytes = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
   }
 
   /** The project folder runs start in. */
@@ -82,9 +109,26 @@ export class RunLauncher {
     return [...this.#children.values()].map((c) => c.info);
   }
 
-  /** The runs and resumes started here that ended, newest first (at most 20). */
+  /** The runs and resumes started here that ended, newest first (at most `keepEnded`, 20 by default). */
   ended(): EndedRun[] {
     return [...this.#ended];
+  }
+
+  /**
+   * What became of the newest command started here for `runId` (still running, or ended and still
+   * remembered); undefined for a run this launcher never started or has forgotten.
+   */
+  launch(runId: string): LaunchState | undefined {
+    const running = this.#children.get(runId);
+    if (running) return { ...running.info, state: "starting" };
+    const ended = this.#ended.find((e) => e.runId === runId);
+    return ended ? { ...ended, state: "ended" } : undefined;
+  }
+
+  /** Calls `listener` whenever a command started here ends; returns the function that stops it. */
+  onEnded(listener: (ended: EndedRun) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
   }
 
   /** Starts `flow resume <runId> --store <root>`; `run_locked` when this console already runs it. */
@@ -116,15 +160,15 @@ export class RunLauncher {
     });
     if (child.pid === undefined) throw new MeshflowError("internal", `could not start flow ${command} (${runId})`);
     const info: LaunchedRun = { runId, pid: child.pid, startedAt: new Date().toISOString(), command };
-    let tail = "";
-    child.stderr?.on("data", (d: Buffer) => {
-      tail = (tail + d.toString("utf8")).slice(-TAIL_CHARS);
-    });
+    const tail = new ByteTail(this.#stderrTailBytes);
+    child.stderr?.on("data", (d: Buffer) => tail.push(d));
     this.#children.set(runId, { child, info });
     child.once("close", (code, signal) => {
       this.#children.delete(runId);
-      this.#ended.unshift({ ...info, endedAt: new Date().toISOString(), code, signal, stderrTail: tail });
-      this.#ended.length = Math.min(this.#ended.length, KEPT_ENDED);
+      const ended: EndedRun = { ...info, endedAt: new Date().toISOString(), code, signal, stderrTail: tail.text() };
+      this.#ended.unshift(ended);
+      this.#ended.length = Math.min(this.#ended.length, this.#keepEnded);
+      for (const listener of this.#endListeners) listener(ended);
     });
     child.once("error", () => this.#children.delete(runId));
     return info;

@@ -8,7 +8,14 @@ export type {
   RunRow,
   TurnRecord,
 } from "./RunCatalog.js";
-export { type EndedRun, type LaunchedRun, RunLauncher, type RunStart } from "./RunLauncher.js";
+export {
+  type EndedRun,
+  type LaunchedRun,
+  type LaunchState,
+  RunLauncher,
+  type RunStart,
+  type UnstartedRun,
+} from "./RunLauncher.js";
 export type { OverrideRequest, StartRunRequest, StopRequest } from "./requests.js";
 export type { Route } from "./routeTypes.js";
 export type { EventNode, JournalStarted, RunTree } from "./runTree.js";

@@ -4,8 +4,10 @@ import type { Guard } from "@meshflow/mcp";
 import { APPROVAL_ROUTES } from "./approvalRoutes.js";
 import { readJsonBody, sendJson } from "./internal/http.js";
 import { listProjectPrds, projectPrd } from "./projectPrds.js";
+import type { RunDetail } from "./RunCatalog.js";
+import type { UnstartedRun } from "./RunLauncher.js";
 import { OverrideRequestSchema, StartRunRequestSchema, StopRequestSchema } from "./requests.js";
-import { parseBody, type Route } from "./routeTypes.js";
+import { parseBody, type Route, type RouteContext } from "./routeTypes.js";
 import { toolLatency } from "./toolLatency.js";
 import { writeOverride } from "./writeOverride.js";
 
@@ -21,6 +23,27 @@ function assertUnlocked(guard: Guard): void {
       "guard_locked",
       `the console's guard is locked (${state.lockReason ?? "emergency stop"}): unlock it on the Health page first`,
     );
+}
+
+const notFound = (error: unknown): boolean => error instanceof MeshflowError && error.code === "run_not_found";
+
+/**
+ * A run of the store, or, for a run this console started that is not in the store, what became of its
+ * command (still starting, or ended before it wrote the run); `run_not_found` for any other id.
+ */
+async function runOrLaunch(ctx: RouteContext, runId: string): Promise<RunDetail | UnstartedRun> {
+  try {
+    return await ctx.catalog.get(runId);
+  } catch (error) {
+    const launch = notFound(error) ? ctx.launcher?.launch(runId) : undefined;
+    if (!launch) throw error;
+    if (launch.state === "starting") return { runId, launch };
+    // The command may have written its run just before it ended, after the store was read.
+    return await ctx.catalog.get(runId).catch((again: unknown) => {
+      if (notFound(again)) return { runId, launch };
+      throw again;
+    });
+  }
 }
 
 /** The console's JSON API (documented in docs/console-api.md). */
@@ -79,7 +102,7 @@ const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/api/runs/:runId",
     async handle(ctx, params, _req, res) {
-      sendJson(res, 200, await ctx.catalog.get(params.runId ?? ""));
+      sendJson(res, 200, await runOrLaunch(ctx, params.runId ?? ""));
     },
   },
   {

@@ -174,6 +174,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     server.listen(options.port ?? DEFAULT_CONSOLE_PORT, host, () => resolve());
   });
   watcher.start();
+  // A command that ends before it writes its run changes no file the watcher sees: its page is told here.
+  const stopListening = options.launcher?.onEnded((ended) => watcher.broadcast("runs", { changed: [ended.runId] }));
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
   return {
@@ -181,6 +183,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     port,
     guard,
     async close() {
+      stopListening?.();
       watcher.stop();
       await options.launcher?.close();
       await queue?.close();

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from "preact";
 import type { ApiError } from "./api.js";
 
-/** A status word with its colour (never colour alone: the word is the information). */
+/** A status word with its colour (never colour alone: the word is the information; `not started` is `s-not-started`). */
 export function Status({ value }: { value: string }) {
-  return <span class={`status s-${value}`}>{value}</span>;
+  return <span class={`status s-${value.replace(/\s+/g, "-")}`}>{value}</span>;
 }
 
 /** The API's error, or a loading line. */

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { Span } from "../../../src/pictures/timeline.js";
 import type { RunDetail } from "../../../src/RunCatalog.js";
+import type { UnstartedRun } from "../../../src/RunLauncher.js";
 import { ApiError, api, duration, plural, useApi, useLive } from "../api.js";
 import { Loading, Status } from "../components.js";
 import { GraphView } from "../pictures/GraphView.js";
@@ -10,6 +11,7 @@ import { tokensLabel } from "../usage.js";
 import { ApprovalsPanel, type RunApprovals } from "./ApprovalsPanel.js";
 import { useThrottled } from "./RunsPage.js";
 import { type Focus, GenericEvent, Story } from "./RunTree.js";
+import { UnstartedRunView } from "./UnstartedRunView.js";
 
 /** The views of a run's page (`#/runs/<id>?view=<id>`; the graph's `&story=<id>` highlights a story's path). */
 const VIEWS = [
@@ -35,7 +37,13 @@ function useNow(on: boolean): number {
  * tree, the timeline, the mesh graph, or tokens and cost over time with a comparison.
  */
 export function RunPage({ runId, view, story }: { runId: string; view: string; story?: string | undefined }) {
-  const { data, error, reload: reloadRun } = useApi<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+  // A run the console started that is not in the store yet (or never got there) answers its command's state.
+  const {
+    data: answer,
+    error,
+    reload: reloadRun,
+  } = useApi<RunDetail | UnstartedRun>(`/api/runs/${encodeURIComponent(runId)}`);
+  const data = answer && "run" in answer ? answer : undefined;
   const approvals = useApi<RunApprovals>(`/api/runs/${encodeURIComponent(runId)}/approvals`);
   const reloadApprovals = approvals.reload;
   const reload = useCallback(() => {
@@ -97,6 +105,7 @@ export function RunPage({ runId, view, story }: { runId: string; view: string; s
       setNote(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
     }
   };
+  if (answer && "launch" in answer) return <UnstartedRunView answer={answer} />;
   if (!data) return <Loading error={error} what={`run ${runId}`} />;
   const { run, tree } = data;
   const resumable = run.status === "interrupted" || run.status === "aborted";
