@@ -152,7 +152,9 @@ describe("@meshflow/cli installed from packed tarballs", { timeout: 120_000 }, (
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain("written .mcp.json");
     expect(init.stdout).toContain("npx flow run prd/prd.json");
-    expect(readFileSync(join(project, ".gitignore"), "utf8")).toContain(".flow/");
+    expect(readFileSync(join(project, ".gitignore"), "utf8").split("\n")).toEqual(
+      expect.arrayContaining([".flow/", "node_modules/"]),
+    );
     const prd = JSON.parse(readFileSync(join(project, "prd", "prd.json"), "utf8"));
     expect(prd.project).toBe("my-app");
     expect(prd.userStories[0].verify).toEqual([{ name: "tests", run: ["npm", "test"] }]);

@@ -288,6 +288,36 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
     ]);
   });
 
+  it("says once, at the first story, that thousands of files git neither tracks nor ignores slow every story, naming where they are", async () => {
+    const repo = repository();
+    writePrd(repo, "prd-auth.json", [writes(repo, "src/auth/a.ts"), writes(repo, "src/auth/b.ts")]);
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "PRDs");
+    // A project's dependencies not in .gitignore: every story reads them before and after it.
+    for (let i = 0; i < 1_000; i++) {
+      mkdirSync(join(repo.dir, "node_modules", `pkg-${i % 10}`), { recursive: true });
+      writeFileSync(join(repo.dir, "node_modules", `pkg-${i % 10}`, `f${i}.js`), `${i}\n`);
+    }
+    const crowded = await repo.flow(["run", "prds/prd-auth.json"]);
+    expect(crowded.code, crowded.stderr).toBe(0);
+    const said = crowded.stderr.split("\n").filter((line) => line.includes("files git neither tracks nor ignores"));
+    expect(said).toEqual([
+      "flow: warning: 1,000 files git neither tracks nor ignores (1,000 under node_modules/): each story reads them all, before and after it, to tell which files it changed, which slows every story down; add what is not the project's own work (dependencies, build output) to .gitignore",
+    ]);
+    // The stories' own files are still told apart from them.
+    const progress = readFileSync(join(repo.dir, "prds/prd-auth.progress.md"), "utf8");
+    expect(progress).toContain("- files changed: `src/auth/a.ts`\n");
+    expect(progress).toContain("- files changed: `src/auth/b.ts`\n");
+
+    // Ignored, they are not read and nothing is said.
+    writeFileSync(join(repo.dir, ".gitignore"), "node_modules/\n");
+    const quiet = await repo.flow(["reset", "prds/prd-auth.json"]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const again = await repo.flow(["run", "prds/prd-auth.json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("neither tracks nor ignores");
+  });
+
   it("a commit a hook refuses is a warning, the story stays passed and recorded; a PRD named alone whose dependency has not passed is exit 1", async () => {
     const repo = repository();
     writePrd(repo, "prd-auth.json", [writes(repo, "src/auth/a.ts")]);

@@ -98,27 +98,39 @@ function writeNew(dir: string, file: string, text: string, done: InitFile[]): vo
   done.push({ file, status: "written" });
 }
 
-function ignoreFlow(dir: string, done: InitFile[]): void {
+/** Each `.gitignore` line that ignores a folder named `name` at the project's top (e.g. `.flow`, `/.flow/`). */
+const ignoreLines = (name: string) => [name, `${name}/`, `/${name}`, `/${name}/`, `**/${name}`, `**/${name}/`];
+
+/**
+ * `.flow/` in `.gitignore`, and `node_modules/` in a project with a package.json: a run reads every
+ * file git neither tracks nor ignores before and after each story, to tell which files it changed.
+ */
+function ignoreOwn(dir: string, done: InitFile[]): void {
   const path = join(dir, ".gitignore");
+  const wanted = [".flow", ...(existsSync(join(dir, "package.json")) ? ["node_modules"] : [])];
   if (!existsSync(path)) {
-    writeFileSync(path, ".flow/\n", { flag: "wx" });
+    writeFileSync(path, wanted.map((name) => `${name}/\n`).join(""), { flag: "wx" });
     done.push({ file: ".gitignore", status: "written" });
     return;
   }
   const text = readFileSync(path, "utf8");
   const lines = text.split(/\r?\n/).map((l) => l.trim());
-  if (lines.some((l) => [".flow", ".flow/", "/.flow", "/.flow/"].includes(l))) {
+  const missing = wanted.filter((name) => !ignoreLines(name).some((line) => lines.includes(line)));
+  if (!missing.length) {
     done.push({ file: ".gitignore", status: "kept" });
     return;
   }
-  appendFileSync(path, `${text === "" || text.endsWith("\n") ? "" : "\n"}.flow/\n`);
+  appendFileSync(
+    path,
+    `${text === "" || text.endsWith("\n") ? "" : "\n"}${missing.map((name) => `${name}/\n`).join("")}`,
+  );
   done.push({ file: ".gitignore", status: "updated" });
 }
 
 /**
  * `flow init`: sets a project up for meshflow — `.mcp.json` (filesystem, memory and meshflow's workspace
- * server allowing the test command), a first PRD `prd/prd.json` built from package.json, `.flow/` in
- * `.gitignore`. An existing file is never overwritten: it is named as kept and left alone.
+ * server allowing the test command), a first PRD `prd/prd.json` built from package.json, `.flow/` (and
+ * `node_modules/` beside a package.json) in `.gitignore`. An existing file is never overwritten: it is named as kept and left alone.
  */
 export async function initCommand(options: InitOptions, output: Output): Promise<ExitCode> {
   const dir = resolve(options.dir ?? ".");
@@ -128,7 +140,7 @@ export async function initCommand(options: InitOptions, output: Output): Promise
   writeNew(dir, ".mcp.json", `${JSON.stringify(mcpConfig(facts.test), null, 2)}\n`, done);
   const prd = firstPrd(facts, prdSchemaRef(join(dir, "prd")));
   writeNew(dir, join("prd", "prd.json"), `${JSON.stringify(prd, null, 2)}\n`, done);
-  ignoreFlow(dir, done);
+  ignoreOwn(dir, done);
   if (options.json) {
     printJson(output, { dir, files: done, next: INIT_NEXT });
     return EXIT.ok;

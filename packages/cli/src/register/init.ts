@@ -5,7 +5,9 @@ import { EXIT_CODES_HELP, flags, type Registrar } from "./shared.js";
 export const registerInit: Registrar = (program, { output, setExit }) => {
   program
     .command("init")
-    .description("set a project up: .mcp.json, a first PRD prd/prd.json from package.json, .flow/ in .gitignore")
+    .description(
+      "set a project up: .mcp.json, a first PRD prd/prd.json from package.json, .flow/ (and node_modules/) in .gitignore",
+    )
     .option("-y, --yes", "ask nothing: take the answers from package.json (also off a terminal)")
     .option("--dir <folder>", "the project folder", ".")
     .option("--json", 'print {"dir", "files": [{"file", "status": "written"|"kept"|"updated"}], "next"}')

@@ -121,8 +121,9 @@ export class Git {
   /**
    * Every changed, staged or untracked path, each with its status and a digest of its content; paths
    * `ignored` says are left out (and never read: the run store's files grow during a run).
+   * `digests: false`: the paths and their status only, no file read.
    */
-  async state(ignored: (path: string) => boolean = () => false): Promise<TreeState> {
+  async state(ignored: (path: string) => boolean = () => false, digests = true): Promise<TreeState> {
     // Submodules: only a new commit checked out in one shows, never their files (git would enter them).
     const out = await this.git([
       "status",
@@ -139,7 +140,7 @@ export class Git {
       const code = entry.slice(0, 2);
       const path = entry.slice(3);
       if (code.startsWith("R") || code.startsWith("C")) i++; // the source path follows
-      if (!ignored(path)) state.set(path, `${code} ${digestOf(join(this.root, path))}`);
+      if (!ignored(path)) state.set(path, digests ? `${code} ${digestOf(join(this.root, path))}` : code);
     }
     return state;
   }

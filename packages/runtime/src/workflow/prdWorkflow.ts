@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { isPrdFileName, MeshflowError, toMeshflowError } from "@meshflow/core";
 import { storyCommitMessage } from "./commitTypes.js";
 import { Git, type TreeState } from "./Git.js";
+import { manyUntracked } from "./manyUntracked.js";
 import { ProgressLog, progressFileOf } from "./ProgressLog.js";
 import type { StoryRecall } from "./RunMemory.js";
 import type { CarriedStep, ConcludedStory, StoryHooks } from "./StoryHooks.js";
@@ -92,7 +93,7 @@ export function bookkeeping(git: Git, prdFiles: readonly string[], storeRoot: st
  * run that commits: `tree_dirty`, naming up to ten paths.
  */
 export async function assertCleanTree(git: Git, ignored: (path: string) => boolean): Promise<void> {
-  const dirty = [...(await git.state(ignored)).keys()];
+  const dirty = [...(await git.state(ignored, false)).keys()];
   if (dirty.length)
     throw new MeshflowError(
       "tree_dirty",
@@ -118,6 +119,13 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
   const learnings = new Map<string, string[]>();
   const problems = new Map<string, string[]>();
   let last: TreeState | undefined;
+  /** Said once, with the first story that reads the tree: many untracked files make every story slow. */
+  let untracked: { said: boolean; warning?: string | undefined } = { said: false };
+  const read = async (repository: Git): Promise<TreeState> => {
+    const state = await repository.state(ignored);
+    if (!untracked.said) untracked = { said: true, warning: manyUntracked(state) };
+    return state;
+  };
 
   const hooks: StoryHooks = {
     async beforeStory(planned, _plan, runId) {
@@ -126,7 +134,7 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       try {
         // The tree the last story left is this one's start (only the runtime's own files changed since).
         const kept = options.resuming ? memory.loadStart(prdFile, planned.id, options.resuming) : undefined;
-        const start = kept ?? last ?? (await git.state(ignored));
+        const start = kept ?? last ?? (await read(git));
         before.set(planned.id, start);
         last = undefined;
         if (!kept) memory.saveStart(prdFile, planned.id, runId, start);
@@ -157,7 +165,7 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       before.delete(story.id);
       let files: string[] = done.isolated?.files ?? [];
       if (git && start && !done.isolated) {
-        const after = await git.state(ignored);
+        const after = await read(git);
         // An untracked file that is gone again was someone's temp file, not the story's work.
         files = Git.changed(start, after).filter(
           (path) => !after.get(path)?.startsWith("??") || existsSync(join(git.root, path)),
@@ -214,6 +222,9 @@ export function prdWorkflow(options: PrdWorkflowOptions): StoryHooks {
       }
       memory.append(prdFile, entry);
       progress.append(entry);
+      // The run's first look at the tree found it crowded: said once, with the story that paid for it.
+      if (untracked.warning) warnings.push(untracked.warning);
+      untracked.warning = undefined;
       return warnings;
     },
     flush() {
