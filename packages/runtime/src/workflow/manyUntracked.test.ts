@@ -24,4 +24,9 @@ describe("manyUntracked", () => {
       /^1,000 files git neither tracks nor ignores \(700 under node_modules\/, 200 under dist\/, 60 under coverage\/\): /,
     );
   });
+
+  it("names a folder on one line, without the control characters its name may hold", () => {
+    const paths = Array.from({ length: MANY_UNTRACKED }, (_, i) => `evil\u001b[2J\nname/f${i}`);
+    expect(manyUntracked(untracked(paths))).toContain("(1,000 under evil [2J name/)");
+  });
 });

@@ -1,4 +1,5 @@
 import type { TreeState } from "./Git.js";
+import { oneLine } from "./oneLine.js";
 
 /**
  * Untracked files (neither tracked nor ignored by git) from which a run says that reading them around
@@ -24,7 +25,7 @@ export function manyUntracked(state: TreeState): string | undefined {
   if (count < MANY_UNTRACKED) return undefined;
   const most = [...byFolder].sort((a, b) => b[1] - a[1]).slice(0, 3);
   const where = most.length
-    ? ` (${most.map(([folder, n]) => `${n.toLocaleString("en-US")} under ${folder}`).join(", ")})`
+    ? ` (${most.map(([folder, n]) => `${n.toLocaleString("en-US")} under ${oneLine(folder)}`).join(", ")})`
     : "";
   return `${count.toLocaleString("en-US")} files git neither tracks nor ignores${where}: each story reads them all, before and after it, to tell which files it changed, which slows every story down; add what is not the project's own work (dependencies, build output) to .gitignore`;
 }

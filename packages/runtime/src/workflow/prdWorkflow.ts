@@ -4,6 +4,7 @@ import { isPrdFileName, MeshflowError, toMeshflowError } from "@meshflow/core";
 import { storyCommitMessage } from "./commitTypes.js";
 import { Git, type TreeState } from "./Git.js";
 import { manyUntracked } from "./manyUntracked.js";
+import { oneLine } from "./oneLine.js";
 import { ProgressLog, progressFileOf } from "./ProgressLog.js";
 import type { StoryRecall } from "./RunMemory.js";
 import type { CarriedStep, ConcludedStory, StoryHooks } from "./StoryHooks.js";
@@ -97,7 +98,7 @@ export async function assertCleanTree(git: Git, ignored: (path: string) => boole
   if (dirty.length)
     throw new MeshflowError(
       "tree_dirty",
-      `${git.root} has uncommitted changes (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … ${dirty.length - 10} more` : ""}); commit or stash them, or pass --allow-dirty`,
+      `${git.root} has uncommitted changes (${dirty.slice(0, 10).map(oneLine).join(", ")}${dirty.length > 10 ? `, … ${dirty.length - 10} more` : ""}); commit or stash them, or pass --allow-dirty`,
       { details: { root: git.root, paths: dirty } },
     );
 }
