@@ -85,7 +85,9 @@ describe("quality-agent", () => {
   it("blocks when the command could not run (off the server's allowlist)", async () => {
     const run = await harness.run(qualityAgent, { story: story([{ run: ["npm", "test"] }]) });
     expect(run.status).toBe("blocked");
-    expect(run.summary).toMatch(/^verify "npm test" could not run through workspace__run_command: command_not_allowed: command "npm"/);
+    expect(run.summary).toMatch(
+      /^verify "npm test" could not run through workspace__run_command: command_not_allowed: command "npm"/,
+    );
   });
 
   it("blocks without a code_execute tool, and without verify commands", async () => {

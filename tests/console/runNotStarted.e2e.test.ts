@@ -91,7 +91,10 @@ describe("flow console: a run that ended before it started", { timeout: 120_000 
     });
     // A PRD whose file name is markup: flow resume names it on stderr, and the page shows it as text.
     const name = `${MARKUP}.json`;
-    const story = { mcpTools: { step1: ["slow"] }, calls: { step1: [{ tool: "slow__wait_for", args: { file: "go" } }] } };
+    const story = {
+      mcpTools: { step1: ["slow"] },
+      calls: { step1: [{ tool: "slow__wait_for", args: { file: "go" } }] },
+    };
     writeFileSync(join(ws.dir, name), JSON.stringify({ project: "E2E", userStories: testStories([story]) }));
     const run = ws.spawnFlow(["run", name, "--json", "--run-id", "cut"]);
     await run.next((e) => e.type === "tool.called" && e.tool === "slow__wait_for");

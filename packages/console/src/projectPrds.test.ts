@@ -44,7 +44,13 @@ describe("listProjectPrds", () => {
       ["prd/examples/b.json", ["X"], 1],
       ["prd.json", ["US-1", "US-2"], 2],
     ]);
-    expect(listing).toMatchObject({ root, bounds: DEFAULT_PRD_SEARCH, read: 3, truncated: false, skipped: nothingSkipped });
+    expect(listing).toMatchObject({
+      root,
+      bounds: DEFAULT_PRD_SEARCH,
+      read: 3,
+      truncated: false,
+      skipped: nothingSkipped,
+    });
   });
 
   it("reads as flow run does: strict JSON with a userStories array, every element counted, only string ids listed", () => {
@@ -94,7 +100,10 @@ describe("listProjectPrds", () => {
     writeFileSync(join(root, "a1.json"), prd(Array.from({ length: 100 }, (_, i) => `LONG-${i}`)));
     const cut = listProjectPrds(root, bounds({ maxBytes: 1_000, depth: 0 }));
     expect(cut.prds.map((p) => p.path)).toEqual(["a0.json"]);
-    expect(cut).toMatchObject({ truncated: true, skipped: { ...nothingSkipped, tooLarge: 1, tooLargePaths: ["a1.json"], deeperFolders: 1 } });
+    expect(cut).toMatchObject({
+      truncated: true,
+      skipped: { ...nothingSkipped, tooLarge: 1, tooLargePaths: ["a1.json"], deeperFolders: 1 },
+    });
     expect(() => projectPrd(root, "a1.json", bounds({ maxBytes: 1_000 }))).toThrow(
       /is larger than 1000 bytes, the most the console reads of a PRD file; run flow run a1\.json from a terminal/,
     );

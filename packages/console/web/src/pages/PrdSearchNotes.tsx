@@ -34,8 +34,8 @@ export function PrdSearchNotes({ listing }: { listing: PrdListing }) {
       {skipped.tooLarge ? (
         <li data-skipped="tooLarge">
           {plural(skipped.tooLarge, "file")} over {bytesLabel(bounds.maxBytes)} not read: {shown}
-          {skipped.tooLarge > skipped.tooLargePaths.length ? ", …" : ""} (run such a PRD with <code>flow run</code> from a
-          terminal).
+          {skipped.tooLarge > skipped.tooLargePaths.length ? ", …" : ""} (run such a PRD with <code>flow run</code> from
+          a terminal).
         </li>
       ) : null}
       {skipped.deeperFolders ? (
