@@ -19,6 +19,31 @@ describe("flow console", () => {
     expect(help.stdout).toContain('(default: "127.0.0.1")');
     expect(help.stdout).toContain("FLOW_SERVE_TOKEN");
     expect(help.stdout).toContain("Exit codes:");
+    // Every bound of the Start a run form's PRD search: the two options with their defaults, the others said.
+    const text = help.stdout.replace(/\s+/g, " ");
+    expect(text).toContain(
+      "--prd-depth <n> how many folders below this one the Start a run form looks in for PRDs (0: this folder only) (default: 4)",
+    );
+    expect(text).toContain(
+      "--max-prds <n> most PRDs the Start a run form lists (it says when there are more) (default: 200)",
+    );
+    for (const bound of ["2,000 .json files", "8 MiB (8388608 bytes)", "first 500 story ids"])
+      expect(text).toContain(bound);
+  });
+
+  it("refuses a --prd-depth or --max-prds that is not a whole number in range (exit 2), naming the option", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["--prd-depth", "-1", '--prd-depth must be 0 or more, got "-1"'],
+      ["--prd-depth", "deep", '--prd-depth must be 0 or more, got "deep"'],
+      ["--prd-depth", "1.5", '--prd-depth must be 0 or more, got "1.5"'],
+      ["--max-prds", "0", '--max-prds must be a positive integer, got "0"'],
+      ["--max-prds", "many", '--max-prds must be a positive integer, got "many"'],
+    ];
+    for (const [option, value, message] of cases) {
+      const result = await runFlow(["console", "--port", "0", option, value]);
+      expect(result.code, `${option} ${value}`).toBe(2);
+      expect(result.stderr).toContain(`option '${option} <n>' argument '${value}' is invalid. ${message}`);
+    }
   });
 
   it("refuses a non-loopback host without a token (exit 2), as flow serve does", async () => {

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { RunLauncher, type RunningConsole, startConsole } from "@meshflow/console";
@@ -11,6 +11,8 @@ import { FLOW_BIN, flowEnv } from "../helpers/runFlow.js";
 // anything to the run store: the console in this process, its RunLauncher running the built `flow`
 // binary, real HTTP requests. The page of such a run once said "run not found" and nothing else: the
 // route only read the store, and the launcher's exit code and stderr were shown on the Health page alone.
+// Likewise a run of the store whose Resume from the console failed at once: its answer had only the
+// store's record (still interrupted), never the command's exit code and stderr.
 
 /** A server name that is markup: the page must show it as text. */
 const MARKUP = "<img src=x onerror=alert(1)>";
@@ -188,6 +190,62 @@ describe("RunLauncher's keepEnded", { timeout: 120_000 }, () => {
       const health = await getJson(running.url, "/api/health");
       expect((health.body.ended as Array<{ runId: string }>).map((e) => e.runId)).toEqual([second.runId]);
     } finally {
+      await running.close();
+    }
+  });
+});
+
+describe("GET /api/runs/:runId of a run in the store whose Resume from the console failed at once", {
+  timeout: 120_000,
+}, () => {
+  it("attaches the launch (exit code, stderr tail) to the run's answer, and tells the page it ended", async () => {
+    const ws = flowWorkspace();
+    ws.writePrd([
+      { mcpTools: { step1: ["slow"] }, calls: { step1: [{ tool: "slow__wait_for", args: { file: "release" } }] } },
+    ]);
+    const run = ws.spawnFlow(["run", "prd.json", "--json", "--run-id", "cut"]);
+    await run.next((e) => e.type === "tool.called" && e.tool === "slow__wait_for");
+    run.child.kill("SIGKILL");
+    await run.exit;
+    // flow resume reads the PRD first: without it, it ends at once (exit 2) and changes nothing in the store.
+    rmSync(ws.prd);
+    const running = await consoleOf(ws);
+    const stream = eventStream(running.url);
+    try {
+      const before = await getJson(running.url, "/api/runs/cut");
+      expect((before.body.run as { status: string }).status).toBe("interrupted");
+      // No command of this console for it: the store's answer alone.
+      expect(before.body).not.toHaveProperty("launch");
+      await until("the event stream to connect", () => stream.frames.length > 0);
+      const resumed = await fetch(new URL("/api/runs/cut/resume", running.url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(resumed.status).toBe(202);
+      const { pid } = ((await resumed.json()) as { launched: { pid: number } }).launched;
+      const answer = await until("flow resume cut to end", async () => {
+        const { body } = await getJson(running.url, "/api/runs/cut");
+        return (body.launch as { state?: string } | undefined)?.state === "ended" ? body : undefined;
+      });
+      expect(Object.keys(answer).sort()).toEqual(["launch", "record", "results", "run", "tree", "turns"]);
+      expect((answer.run as { runId: string; status: string }).status).toBe("interrupted");
+      expect(answer.launch).toEqual({
+        runId: "cut",
+        pid,
+        startedAt: expect.any(String),
+        command: "resume",
+        state: "ended",
+        endedAt: expect.any(String),
+        code: 2,
+        signal: null,
+        stderrTail: expect.stringContaining(`${ws.prd}: cannot read PRD: no such file`),
+      });
+      await until("a runs event naming the run", () =>
+        stream.frames.some((f) => f.startsWith("event: runs\n") && f.includes('"cut"')),
+      );
+    } finally {
+      stream.close();
       await running.close();
     }
   });

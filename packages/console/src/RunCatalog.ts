@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MeshflowError, processAlive, type RunEvent, stripAnsiDeep, sumTokens, type TokenCount } from "@meshflow/core";
 import { FileRunStore, type RunRecord } from "@meshflow/runtime/host";
+import type { LaunchState } from "./RunLauncher.js";
 import { addJournalCalls, buildRunTree, type JournalStarted, type RunTree } from "./runTree.js";
 
 /** A run's status as the console shows it: `interrupted` is a `running` record whose process is gone. */
@@ -37,6 +38,12 @@ export interface RunDetail {
    * and the tool calls it asked for, with their arguments (cut like results).
    */
   turns: Record<string, TurnRecord>;
+  /**
+   * Set by `GET /api/runs/:runId` when this console started a command for the run (`flow run` from the
+   * Runs page, `flow resume` from its Resume button): the newest one, still running or ended with its
+   * exit code and the end of its stderr, as `UnstartedRun` has it.
+   */
+  launch?: LaunchState;
 }
 
 /** A model turn as the call journal recorded it. */

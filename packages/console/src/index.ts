@@ -1,6 +1,12 @@
 // Public API of @meshflow/console: the web console behind `flow console` and its JSON API.
 
-export type { ProjectPrd } from "./projectPrds.js";
+export {
+  DEFAULT_PRD_SEARCH,
+  type PrdListing,
+  type PrdSearchBounds,
+  type PrdsSkipped,
+  type ProjectPrd,
+} from "./projectPrds.js";
 export type { QueueSnapshot, WorkerRow } from "./QueueView.js";
 export type {
   ConsoleRunStatus,

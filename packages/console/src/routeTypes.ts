@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MeshflowError } from "@meshflow/core";
 import type { Guard } from "@meshflow/mcp";
+import type { PrdSearchBounds } from "./projectPrds.js";
 import type { QueueView } from "./QueueView.js";
 import type { RunCatalog } from "./RunCatalog.js";
 import type { RunLauncher } from "./RunLauncher.js";
@@ -17,6 +18,8 @@ export interface RouteContext {
   tools?: ToolsSource | undefined;
   /** Runs (newest first) the health page's latencies are computed over. */
   healthRuns: number;
+  /** How far `GET /api/prds` looks for the project's PRDs. */
+  prdSearch: PrdSearchBounds;
   info: Record<string, unknown>;
 }
 

@@ -28,18 +28,25 @@ function assertUnlocked(guard: Guard): void {
 const notFound = (error: unknown): boolean => error instanceof MeshflowError && error.code === "run_not_found";
 
 /**
- * A run of the store, or, for a run this console started that is not in the store, what became of its
- * command (still starting, or ended before it wrote the run); `run_not_found` for any other id.
+ * A run of the store, with what became of the newest command this console started for it when there
+ * is one (a Resume that failed at once); or, for a run this console started that is not in the store,
+ * what became of its command (still starting, or ended before it wrote the run); `run_not_found` for
+ * any other id.
  */
 async function runOrLaunch(ctx: RouteContext, runId: string): Promise<RunDetail | UnstartedRun> {
+  const withLaunch = (detail: RunDetail): RunDetail => {
+    const launch = ctx.launcher?.launch(runId);
+    // A copy: the catalog keeps a finished run's detail for the next request.
+    return launch ? { ...detail, launch } : detail;
+  };
   try {
-    return await ctx.catalog.get(runId);
+    return withLaunch(await ctx.catalog.get(runId));
   } catch (error) {
     const launch = notFound(error) ? ctx.launcher?.launch(runId) : undefined;
     if (!launch) throw error;
     if (launch.state === "starting") return { runId, launch };
     // The command may have written its run just before it ended, after the store was read.
-    return await ctx.catalog.get(runId).catch((again: unknown) => {
+    return await ctx.catalog.get(runId).then(withLaunch, (again: unknown) => {
       if (notFound(again)) return { runId, launch };
       throw again;
     });
@@ -74,7 +81,7 @@ const ROUTES: readonly Route[] = [
       const body = parseBody(StartRunRequestSchema, await readJsonBody(req), "POST /api/runs");
       if (!ctx.launcher) throw notConfigured("starting runs", "from the flow command line");
       assertUnlocked(ctx.guard);
-      const prd = projectPrd(ctx.launcher.cwd, body.prd);
+      const prd = projectPrd(ctx.launcher.cwd, body.prd, ctx.prdSearch);
       sendJson(res, 202, { launched: ctx.launcher.start({ ...body, prd }), prd });
     },
   },
@@ -84,7 +91,7 @@ const ROUTES: readonly Route[] = [
     path: "/api/prds",
     async handle(ctx, _p, _req, res) {
       if (!ctx.launcher) throw notConfigured("starting runs", "from the flow command line");
-      sendJson(res, 200, { root: ctx.launcher.cwd, prds: listProjectPrds(ctx.launcher.cwd) });
+      sendJson(res, 200, listProjectPrds(ctx.launcher.cwd, ctx.prdSearch));
     },
   },
   {

@@ -135,3 +135,15 @@ describe("startConsole with a token", () => {
     expect((await get(running.url, "/?token=nope")).status).toBe(401);
   });
 });
+
+describe("startConsole's prdSearch", () => {
+  it("refuses a bound that is not a whole number in range, naming it", async () => {
+    const storeRoot = mkdtempSync(join(tmpdir(), "meshflow-console-bounds-"));
+    for (const [prdSearch, message] of [
+      [{ depth: -1 }, "prdSearch.depth must be a whole number of 0 or more, not -1"],
+      [{ maxPrds: 0 }, "prdSearch.maxPrds must be a whole number of 1 or more, not 0"],
+      [{ maxBytes: 1.5 }, "prdSearch.maxBytes must be a whole number of 1 or more, not 1.5"],
+    ] as const)
+      await expect(startConsole({ storeRoot, port: 0, prdSearch })).rejects.toThrow(message);
+  });
+});

@@ -5,6 +5,7 @@ import { Guard } from "@meshflow/mcp";
 import { allowedHostnames, checkFront } from "@meshflow/mcp/http";
 import { requestToken, sendError, sendJson, TOKEN_COOKIE } from "./internal/http.js";
 import { serveStatic, WEB_ROOT } from "./internal/staticFiles.js";
+import { DEFAULT_PRD_SEARCH, type PrdSearchBounds } from "./projectPrds.js";
 import { QueueView } from "./QueueView.js";
 import { RunCatalog } from "./RunCatalog.js";
 import type { RunLauncher } from "./RunLauncher.js";
@@ -47,11 +48,30 @@ export interface ConsoleOptions {
   allowedHosts?: readonly string[];
   /** Runs (newest first) the Health page reads for latencies (default 200). */
   healthRuns?: number;
+  /**
+   * How far the Start a run form looks for the project's PRDs (`GET /api/prds`); each bound not given
+   * is {@link DEFAULT_PRD_SEARCH}'s. `depth` is 0 or more, the others 1 or more (`usage` otherwise).
+   */
+  prdSearch?: Partial<PrdSearchBounds> | undefined;
   watchIntervalMs?: number;
   /** Folder of the built front end (default: the package's `dist/web`). */
   webRoot?: string;
   /** Shown by `GET /api/info`. */
   version?: string;
+}
+
+/** The bounds of {@link ConsoleOptions.prdSearch} over the defaults: `usage` naming a bound that is not a whole number in range. */
+function prdSearchOf(given: Partial<PrdSearchBounds> = {}): PrdSearchBounds {
+  const bounds: PrdSearchBounds = { ...DEFAULT_PRD_SEARCH };
+  for (const key of Object.keys(bounds) as Array<keyof PrdSearchBounds>) {
+    const value = given[key];
+    if (value === undefined) continue;
+    const least = key === "depth" ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < least)
+      throw new MeshflowError("usage", `prdSearch.${key} must be a whole number of ${least} or more, not ${value}`);
+    bounds[key] = value;
+  }
+  return bounds;
 }
 
 /** A console that listens. */
@@ -74,6 +94,7 @@ export interface RunningConsole {
  */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const host = options.host ?? DEFAULT_CONSOLE_HOST;
+  const prdSearch = prdSearchOf(options.prdSearch);
   const token = options.token || undefined;
   const catalog = new RunCatalog(options.storeRoot);
   const watcher = new RunWatcher(catalog, options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS);
@@ -94,6 +115,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     queue,
     tools: options.tools,
     healthRuns: options.healthRuns ?? 200,
+    prdSearch,
     info: {
       name: "meshflow console",
       version: options.version ?? null,

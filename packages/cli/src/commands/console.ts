@@ -20,6 +20,8 @@ export interface ConsoleCommandOptions {
   redisPrefix: string;
   cache?: string;
   bullBoard: string;
+  prdDepth: number;
+  maxPrds: number;
   json?: boolean;
 }
 
@@ -109,6 +111,7 @@ export async function consoleCommand(options: ConsoleCommandOptions, output: Out
     redis: options.redis ? { url: options.redis, prefix: options.redisPrefix } : undefined,
     bullBoard: options.redis ? options.bullBoard : undefined,
     tools: toolsSource(options),
+    prdSearch: { depth: options.prdDepth, maxPrds: options.maxPrds },
     // Runs started from the page run in this folder with the console's own configuration.
     launcher: new RunLauncher({ flowBin: FLOW_BIN, storeRoot, cwd: process.cwd(), runArgs: runArgs(options) }),
   });

@@ -6,12 +6,20 @@ import {
   flags,
   mcpConfigOption,
   nonNegativeInt,
+  positiveInt,
   type Registrar,
   redisOption,
   redisPrefixOption,
   routingOption,
   storeOption,
 } from "./shared.js";
+
+/**
+ * The Start a run form's bounds, the same as `DEFAULT_PRD_SEARCH` of `@meshflow/console` (kept here so
+ * registering commands loads no package; a test holds them equal).
+ */
+const DEFAULT_PRD_DEPTH = 4;
+const DEFAULT_MAX_PRDS = 200;
 
 /** `flow console`: the web console of runs, queue, tools, coverage and health. */
 export const registerConsole: Registrar = (program, { output, setExit }) => {
@@ -46,6 +54,19 @@ export const registerConsole: Registrar = (program, { output, setExit }) => {
       "classification cache file when no Redis is configured",
       ".flow/cache/classifications.json",
     )
+    .addOption(
+      new Option(
+        "--prd-depth <n>",
+        "how many folders below this one the Start a run form looks in for PRDs (0: this folder only)",
+      )
+        .argParser(nonNegativeInt("--prd-depth"))
+        .default(DEFAULT_PRD_DEPTH),
+    )
+    .addOption(
+      new Option("--max-prds <n>", "most PRDs the Start a run form lists (it says when there are more)")
+        .argParser(positiveInt("--max-prds"))
+        .default(DEFAULT_MAX_PRDS),
+    )
     .option("--json", "print {url} as JSON on stdout once listening")
     .addHelpText(
       "after",
@@ -54,6 +75,12 @@ Without --redis (or FLOW_REDIS_URL) the Queue page says how to enable it. The To
 the MCP config's servers when first opened, as flow tools classify does. Runs started from the Runs
 page run flow run in this folder, on its PRD files, with this command's --mcp-config, --routing,
 --agents and --skills.
+
+The Start a run form lists the JSON files with userStories in this folder, --prd-depth folders deep
+(hidden folders, node_modules, dist, build, coverage and test-artifacts skipped; symbolic links never
+followed): at most --max-prds PRDs, found among no more than 2,000 .json files, each read only when
+at most 8 MiB (8388608 bytes), and of each PRD its first 500 story ids (choosing none still runs them
+all). The form, and GET /api/prds (truncated, skipped), say when one of these bounds left something out.
 
 Environment:
   FLOW_SERVE_TOKEN   bearer token every request must carry (Authorization: Bearer <token>, or open

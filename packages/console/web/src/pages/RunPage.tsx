@@ -9,6 +9,7 @@ import { TimelineView } from "../pictures/TimelineView.js";
 import { UsageView } from "../pictures/UsageView.js";
 import { tokensLabel } from "../usage.js";
 import { ApprovalsPanel, type RunApprovals } from "./ApprovalsPanel.js";
+import { LaunchEndedPanel } from "./LaunchEndedPanel.js";
 import { useThrottled } from "./RunsPage.js";
 import { type Focus, GenericEvent, Story } from "./RunTree.js";
 import { UnstartedRunView } from "./UnstartedRunView.js";
@@ -105,7 +106,8 @@ export function RunPage({ runId, view, story }: { runId: string; view: string; s
       setNote(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
     }
   };
-  if (answer && "launch" in answer) return <UnstartedRunView answer={answer} />;
+  // A run of the store has `run` (and `launch` too when this console started a command for it).
+  if (answer && !("run" in answer)) return <UnstartedRunView answer={answer} />;
   if (!data) return <Loading error={error} what={`run ${runId}`} />;
   const { run, tree } = data;
   const resumable = run.status === "interrupted" || run.status === "aborted";
@@ -141,6 +143,7 @@ export function RunPage({ runId, view, story }: { runId: string; view: string; s
       <p role="status" aria-live="polite">
         {note ?? ""}
       </p>
+      <LaunchEndedPanel launch={data.launch} />
       <ApprovalsPanel
         runId={run.runId}
         approvals={approvals.data}

@@ -1,18 +1,19 @@
 import { useState } from "preact/hooks";
-import type { ProjectPrd } from "../../../src/projectPrds.js";
+import type { PrdListing } from "../../../src/projectPrds.js";
 import type { LaunchedRun } from "../../../src/RunLauncher.js";
 import { ApiError, api, useApi } from "../api.js";
+import { PrdSearchNotes, StoryIdsNote } from "./PrdSearchNotes.js";
 
 /** Harnesses `flow run --harness` knows (empty: the story's, the PRD's, or a model). */
 const HARNESSES = ["", "claude-code", "opencode", "codex"] as const;
 
 /**
  * Starts `flow run` on a PRD of the project: the PRD (only files of the console's project folder
- * are offered), its stories (all by default), `--parallel`, and a model or a harness. The new run
- * opens at once.
+ * are offered, and what the search's bounds left out is said), its stories (all by default),
+ * `--parallel`, and a model or a harness. The new run opens at once.
  */
 export function StartRun() {
-  const { data, error } = useApi<{ root: string; prds: ProjectPrd[] }>("/api/prds");
+  const { data, error } = useApi<PrdListing>("/api/prds");
   const [prd, setPrd] = useState("");
   const [stories, setStories] = useState<string[]>([]);
   const [parallel, setParallel] = useState(1);
@@ -47,9 +48,12 @@ export function StartRun() {
       {!data ? (
         <p class="muted">{error ? error.message : "Looking for PRDs…"}</p>
       ) : !data.prds.length ? (
-        <p class="muted">
-          No PRD (a JSON file with <code>userStories</code>) in {data.root}.
-        </p>
+        <>
+          <p class="muted">
+            No PRD (a JSON file with <code>userStories</code>) in {data.root}.
+          </p>
+          <PrdSearchNotes listing={data} />
+        </>
       ) : (
         <form aria-label="Start a run" onSubmit={submit}>
           <label>
@@ -123,6 +127,8 @@ export function StartRun() {
             </select>
           </label>
           <button type="submit">Start run</button>
+          {chosen ? <StoryIdsNote prd={chosen} maxIds={data.bounds.maxIds} /> : null}
+          <PrdSearchNotes listing={data} />
           <p class="muted">
             Runs <code>flow run</code> in {data.root} with the console's MCP config, specialists and skills; it stops
             with Stop this run and continues with Resume, on the run's page.

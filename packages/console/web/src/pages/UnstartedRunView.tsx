@@ -1,12 +1,7 @@
 import type { UnstartedRun } from "../../../src/RunLauncher.js";
 import { dateTime } from "../api.js";
 import { Status } from "../components.js";
-
-/** How a command ended: its exit code, or the signal that ended it. */
-function exitOf(launch: { code: number | null; signal: string | null }): string {
-  if (launch.code !== null) return `exited with code ${launch.code}`;
-  return launch.signal ? `was ended by ${launch.signal}` : "ended";
-}
+import { exitOf, LaunchOutput } from "./LaunchEndedPanel.js";
 
 /**
  * The page of a run this console started that is not in the run store: its `flow run` (or `flow resume`)
@@ -35,20 +30,7 @@ export function UnstartedRunView({ answer }: { answer: UnstartedRun }) {
             The run ended before it started: <code>{command}</code> {exitOf(launch)} at {dateTime(launch.endedAt)}{" "}
             without writing anything to the run store.
           </p>
-          <dl>
-            <dt>Exit code</dt>
-            <dd data-exit-code={launch.code ?? ""}>{launch.code ?? `none (signal ${launch.signal ?? "unknown"})`}</dd>
-            <dt>Started</dt>
-            <dd>
-              {dateTime(launch.startedAt)} (pid {launch.pid})
-            </dd>
-          </dl>
-          <h2>Its last output on stderr</h2>
-          {launch.stderrTail ? (
-            <pre class="error stderr-tail">{launch.stderrTail}</pre>
-          ) : (
-            <p class="muted">It wrote nothing on stderr.</p>
-          )}
+          <LaunchOutput launch={launch} />
           <p class="muted">
             The Health page lists the commands this console started and how each ended. Fix what the output names, then
             start the run again from the Runs page.
