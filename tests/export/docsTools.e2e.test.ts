@@ -23,7 +23,9 @@ beforeAll(() => {
   });
 });
 
-describe("flow docs tools", () => {
+// Each test starts several `flow` processes, each with two npm MCP servers: about 3 s apiece on a quiet
+// machine, several times that on a loaded one (the suite's default 30 s timed out there).
+describe("flow docs tools", { timeout: 120_000 }, () => {
   it("lists every tool of the real filesystem and memory servers, with the coverage of flow tools coverage", async () => {
     const [docs, list, coverage, coverageJson] = await Promise.all([
       flow(["docs", "tools", "--out", "docs/tools.md"]),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolResult } from "@meshflow/core";
@@ -14,6 +14,20 @@ import {
 } from "../helpers/mcpServers.js";
 
 const text = (result: ToolResult) => result.content.map((b) => (typeof b.text === "string" ? b.text : "")).join("");
+
+/** Pids of the processes with `marker` among their arguments (Linux /proc). */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(marker)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
 
 describe("ClientPool against server-everything over stdio", () => {
   it("discovers its tools with qualified names and annotations, and calls echo through the chain", async () => {
@@ -111,18 +125,17 @@ describe("ClientPool against server-everything over stdio", () => {
   });
 
   it("gives up on a server that never answers initialize (connect_timeout) and leaves no process behind", async () => {
-    const pidFile = join(mkdtempSync(join(tmpdir(), "meshflow-silent-")), "pid");
-    const silent =
-      "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)";
-    const pool = testPool([commandServer("silent", process.execPath, ["-e", silent, pidFile])], {
+    // The server is found by a marker on its command line, not by a pid it would write: on a loaded
+    // machine the connect timeout can end it before node has run a line of it.
+    const marker = `meshflow-silent-${process.pid}-${Date.now()}`;
+    const pool = testPool([commandServer("silent", process.execPath, ["-e", "setInterval(() => {}, 1000)", marker])], {
       connectTimeoutMs: 300,
     });
     const { failures } = await pool.discover();
     expect(failures[0]).toMatchObject({ server: "silent", code: "connect_timeout" });
     expect(failures[0]?.message).toContain("did not answer initialize within 300 ms");
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    // It ignores stdin EOF, so only our kill ends it; it is reaped asynchronously.
-    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 1_500 });
+    // It ignores stdin EOF, so only our kill ends it (a killed process not yet reaped has no command line).
+    await vi.waitFor(() => expect(processesWith(marker)).toEqual([]), { timeout: 1_500 });
   });
 });
 

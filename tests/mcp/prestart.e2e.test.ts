@@ -80,7 +80,8 @@ describe("prestartServers: a stdio server started before its connection", () => 
     const config = commandServer("quick", process.execPath, ["-e", "process.exit(0)"]);
     const started = prestart([config]);
     const [pid] = started.pids();
-    await vi.waitFor(() => expect(isAlive(pid as number)).toBe(false));
+    // A node process starting and exiting: on a loaded machine that outlasts waitFor's default second.
+    await vi.waitFor(() => expect(isAlive(pid as number)).toBe(false), { timeout: 20_000 });
     const { failures } = await pool([config]).discover();
     // Started again (and gone again): reported, not hung on the first process.
     expect(failures).toHaveLength(1);

@@ -214,7 +214,7 @@ describe("the PRD workflow (flow run <folder>, progress, memory, commits, reset,
     expect(readFileSync(join(repo.dir, "prds/prd-auth.json"), "utf8")).toBe(authText);
     expect(existsSync(join(repo.dir, "prds/prd-auth.progress.md"))).toBe(false);
     expect(readdirSync(join(repo.dir, "prds/archive"))).toEqual([expect.stringMatching(/-prd-auth\.progress\.md$/)]);
-  });
+  }, 120_000);
 
   it("--branch checks out the PRD's branchName; --allow-dirty commits next to a user's uncommitted file; --max-stories on one PRD", async () => {
     const repo = repository();

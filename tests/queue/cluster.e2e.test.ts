@@ -44,20 +44,32 @@ describe("queued runs on a Redis Cluster", () => {
         calls: {
           step1: [
             append("two.txt", "c"),
-            { tool: "slow__wait_for", args: { file: "release" } },
+            { tool: "slow__wait_for", args: { file: "release", note: "waiting-2.txt" } },
             append("two.txt", "d"),
           ],
         },
       },
-      { mcpTools: { step1: ["slow"] }, calls: { step1: [append("three.txt", "e"), append("three.txt", "f")] } },
+      {
+        mcpTools: { step1: ["slow"] },
+        calls: {
+          step1: [
+            append("three.txt", "e"),
+            append("three.txt", "f"),
+            // Read-only (run again after the kill if it was in flight): says that both appends were answered.
+            { tool: "slow__wait_for", args: { file: "three.txt", note: "waiting-3.txt" } },
+          ],
+        },
+      },
     ]);
     const a = await startFlowWorker(ws, cluster.url, [...FAST_FAILOVER, "--name", "A"]);
     workers.push(a);
     const [runId] = await enqueue(ws, cluster.url, ["prd.json", "--per-story"]);
     if (!runId) throw new Error("nothing queued");
+    // Story 1 is inside its append, story 2 inside its wait (so its append was answered and journaled: a
+    // call starts only once the one before it has been), story 3 past both of its appends.
     await until(
       "stories to be mid-call on worker A",
-      () => read(ws, "x.txt") === "x\n" && read(ws, "two.txt") === "c\n",
+      () => read(ws, "x.txt") === "x\n" && read(ws, "waiting-2.txt") !== "" && read(ws, "waiting-3.txt") !== "",
       60_000,
     );
     workers.push(await startFlowWorker(ws, cluster.url, [...FAST_FAILOVER, "--name", "B"]));

@@ -56,22 +56,28 @@ describe("flow worker under faults", () => {
       {
         mcpTools: { step1: ["slow", "memory"] },
         calls: {
-          step1: [createEntity("e1"), { tool: "slow__wait_for", args: { file: "release" } }, createEntity("e2")],
+          step1: [
+            createEntity("e1"),
+            { tool: "slow__wait_for", args: { file: "release", note: "waiting-3.txt" } },
+            createEntity("e2"),
+          ],
         },
       },
     ]);
     const a = await worker(ws, "A");
     const [runId] = await enqueue(ws, redis.url, ["prd.json", "--per-story"]);
     if (!runId) throw new Error("nothing queued");
-    // All three stories are inside a call on worker A.
+    // All three stories are inside a call on worker A, each call before it answered and journaled (a call
+    // starts only once the one before it has been): story 3 has started its wait, not only created e1.
     await until(
       "every story to be mid-call on worker A",
       () =>
         read(ws, "log.txt") === "a\n" &&
         read(ws, "put.txt.calls") === "put\n" &&
         read(ws, "x.txt") === "x\n" &&
-        ws.entities().includes("e1"),
+        read(ws, "waiting-3.txt") !== "",
     );
+    expect(ws.entities()).toEqual(["e1"]);
     await worker(ws, "B");
     await a.stop("SIGKILL");
     writeFileSync(join(ws.files, "release"), "");
@@ -142,7 +148,7 @@ describe("flow worker under faults", () => {
         calls: {
           step1: [
             append("log.txt", "a"),
-            { tool: "slow__wait_for", args: { file: "release" } },
+            { tool: "slow__wait_for", args: { file: "release", note: "waiting.txt" } },
             append("log.txt", "b"),
             createEntity("e1"),
           ],
@@ -152,8 +158,10 @@ describe("flow worker under faults", () => {
     await worker(ws, "A", ["--lock-duration", "10000"]);
     const [runId] = await enqueue(ws, redis.url, ["prd.json"]);
     if (!runId) throw new Error("nothing queued");
-    await until("the first call", () => read(ws, "log.txt") === "a\n");
-    await new Promise((r) => setTimeout(r, 300));
+    // Killed while a call is in flight (the wait, which starts only once the append before it was answered
+    // and journaled), not after a pause guessed long enough for that.
+    await until("the wait after the first call", () => read(ws, "waiting.txt") !== "");
+    expect(read(ws, "log.txt")).toBe("a\n");
     await redis.kill();
     await new Promise((r) => setTimeout(r, 1_000));
     await redis.restart();

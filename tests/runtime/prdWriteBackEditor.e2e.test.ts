@@ -74,7 +74,7 @@ describe("flow run marking a PRD an editor keeps saving", () => {
     // in the file the run's rename replaces is found there and written again).
     expect(saves).toBeGreaterThan(10);
     expect(readPrd(ws.prd).userStories[last.index]?.description, JSON.stringify(last)).toBe(last.description);
-  });
+  }, 120_000);
 });
 
 describe("flow mark and flow resume of a finished run whose marks did not land", () => {

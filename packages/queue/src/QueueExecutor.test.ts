@@ -93,12 +93,21 @@ describe("QueueExecutor without workers", () => {
     expect(late).toMatchObject({ isError: true, code: "call_timeout" });
     expect(late.content[0]?.text).toContain("no worker started counter__add");
 
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("calls", { connection: redis, prefix: prefix.slice(0, -1) });
+    cleanup.push(() => queue.close());
+    const queued = async () => {
+      const counts = await queue.getJobCounts("waiting", "prioritized", "delayed", "active");
+      return Object.values(counts).reduce((sum, n) => sum + n, 0);
+    };
     const slow = await QueueExecutor.open({ redis, settings: { prefix } });
     const pending = slow.submit({ key: "idle/S/step1/2", tool: "counter__add", args: { label: "y" } }, {});
-    await new Promise((r) => setTimeout(r, 100));
+    // Closed once the call is in the queue, however long Redis took to take it.
+    while ((await queued()) === 0) await new Promise((r) => setTimeout(r, 10));
     await slow.close();
     expect(await pending).toMatchObject({ isError: true, code: "aborted" });
     await executor.close();
+    expect(await queued()).toBe(0);
 
     // A worker that starts afterwards finds nothing left to run.
     const { servers, transportFactory } = inMemoryServers({ counter: () => counterServer(calls) });

@@ -17,8 +17,9 @@ describe("processAlive", () => {
   it.runIf(process.platform === "linux")(
     "is false for a zombie: a process that exited and was not reaped",
     async () => {
-      // `sh` starts a short child, then becomes `sleep`, which never reaps it: the child stays a zombie.
-      const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+      // `sh` starts a short child, then becomes `sleep`, which never reaps it: the child stays a zombie
+      // until the test kills its parent (a parent that exited by itself would hand it to init, which reaps it).
+      const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
       try {
         const [chunk] = (await once(parent.stdout, "data")) as [Buffer];
         const pid = Number(chunk.toString().trim());

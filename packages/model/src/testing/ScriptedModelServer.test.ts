@@ -295,7 +295,7 @@ describe("ScriptedModelServer", () => {
     const abort = new AbortController();
 
     const pending = generateText({ model, prompt: "slow", maxRetries: 0, abortSignal: abort.signal });
-    await vi.waitFor(() => expect(s.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(s.requests).toHaveLength(1), { timeout: 10_000 });
     abort.abort();
 
     await expect(pending).rejects.toThrow();
@@ -307,7 +307,7 @@ describe("ScriptedModelServer", () => {
     const model = createOpenAI({ baseURL: s.baseUrl, apiKey: API_KEY }).chat("gpt-test");
 
     const pending = generateText({ model, prompt: "wait", maxRetries: 0 });
-    await vi.waitFor(() => expect(s.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(s.requests).toHaveLength(1), { timeout: 10_000 });
     await s.close();
 
     await expect(pending).rejects.toThrow();
