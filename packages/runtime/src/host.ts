@@ -16,6 +16,8 @@ export {
 export { approvalBookOver } from "./approvals/approvalBookOver.js";
 export { decideApprovals } from "./approvals/decideApprovals.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";
+export { allowFix } from "./allowlists/allowFix.js";
+export { refusedVerifies, type VerifyRefusal, type VerifyStep } from "./allowlists/refusedVerifies.js";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { toMeshflowError } from "@meshflow/core";
+import { verifyNotices } from "../allowlists/verifyNotices.js";
 import type { ChiefEvent } from "../machine/chiefAnalyst.js";
 import { parallelWaves } from "../machine/parallelWaves.js";
 import type { ParallelOrder } from "../machine/StoryOrder.js";
@@ -60,9 +61,13 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
     const plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
     state.warnings.push(...checked.warnings);
     const alone = aloneNotice(checked.plan, options.parallel ?? 1, options.record.parallelOrder);
+    const { specialists, plane, mcpConfig } = state.deps;
+    const { tools, failures } = checked;
+    const refused = verifyNotices({ plan: checked.plan, tools, failures, specialists, plane, mcpConfig });
     // Said before the stories start, when someone listens then; else with the run's warnings.
-    if (alone && state.deps.onNotice) state.deps.onNotice(alone);
-    else if (alone) state.warnings.push(alone);
+    for (const notice of [...(alone ? [alone] : []), ...refused])
+      if (state.deps.onNotice) state.deps.onNotice(notice);
+      else state.warnings.push(notice);
     state.begin(handle, plan).setTools(checked.tools, checked.failures);
     return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
   } catch (error) {
