@@ -58,7 +58,9 @@ describe("a verify command the workspace server does not allow", () => {
 
     const lint = await project.flow(["prd", "lint", "prd/prd.json"]);
     expect(lint.code).toBe(1);
-    expect(lint.stdout).toContain(`prd/prd.json: $.userStories[0].verify[0]: warning: US-001: ${reason} [verify-not-allowed]`);
+    expect(lint.stdout).toContain(
+      `prd/prd.json: $.userStories[0].verify[0]: warning: US-001: ${reason} [verify-not-allowed]`,
+    );
 
     const run = await project.flow(["run", "prd/prd.json"]);
     expect(run.code).toBe(1);
@@ -66,7 +68,9 @@ describe("a verify command the workspace server does not allow", () => {
     expect(run.stderr.split("\n")[0]).toBe(`flow: US-001: ${reason}`);
     expect(run.stderr.match(/would be refused/g)).toHaveLength(1);
     // What the notice foretold: step 5 blocked on the server's refusal.
-    expect(run.stdout).toContain('US-001 step 5 ⊘ blocked: verify "npm test" could not run through workspace__run_command: command_not_allowed');
+    expect(run.stdout).toContain(
+      'US-001 step 5 ⊘ blocked: verify "npm test" could not run through workspace__run_command: command_not_allowed',
+    );
 
     // Many stories sharing the command: one notice naming the first ones and counting the rest.
     const more = [2, 3, 4, 5].map((n) => ({ ...first, id: `US-00${n}`, priority: n, passes: false }));

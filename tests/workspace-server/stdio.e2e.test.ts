@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { statedAllowlist } from "@meshflow/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { statedAllowlist } from "@meshflow/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandServer, testPool } from "../helpers/mcpServers.js";
 import { FLOW_BIN, runFlow } from "../helpers/runFlow.js";
@@ -134,7 +134,9 @@ describe("flow workspace-server (stdio)", () => {
     expect(await stated(["--config", config, "--allow", "npm", "node"])).toEqual({ "meshflow/allow": ["npm", "node"] });
 
     // Through meshflow's client pool, as a run or `flow prd lint` discovers it.
-    const pool = testPool([commandServer("workspace", process.execPath, [FLOW_BIN, "workspace-server", "--root", ws.root, "--allow", "npm"])]);
+    const pool = testPool([
+      commandServer("workspace", process.execPath, [FLOW_BIN, "workspace-server", "--root", ws.root, "--allow", "npm"]),
+    ]);
     const tools = await pool.listTools("workspace");
     const run = tools.find((t) => t.name === "run_command");
     expect(run && statedAllowlist(run)).toEqual(["npm"]);

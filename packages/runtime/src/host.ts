@@ -4,6 +4,8 @@
  * gate and write-back, the PRD workflow. Agent developers need only `@meshflow/runtime`.
  */
 
+export { allowFix } from "./allowlists/allowFix.js";
+export { refusedVerifies, type VerifyRefusal, type VerifyStep } from "./allowlists/refusedVerifies.js";
 export type { ApprovalBook, ApprovalDecision, ApprovalRequest } from "./approvals/ApprovalBook.js";
 export { approvalLedger } from "./approvals/ApprovalBook.js";
 export type { ApprovalPolicy, ApproveMode } from "./approvals/ApprovalPolicy.js";
@@ -16,8 +18,6 @@ export {
 export { approvalBookOver } from "./approvals/approvalBookOver.js";
 export { decideApprovals } from "./approvals/decideApprovals.js";
 export type { ConfirmDestructive, DestructiveCall, DestructiveDecision } from "./ConfirmDestructive.js";
-export { allowFix } from "./allowlists/allowFix.js";
-export { refusedVerifies, type VerifyRefusal, type VerifyStep } from "./allowlists/refusedVerifies.js";
 export { createToolPlane, type ToolPlaneOptions } from "./createToolPlane.js";
 export { type DryRun, type DryRunCall, type DryRunStep, dryRun } from "./dryRun.js";
 export { type ResetResult, resetStories } from "./gate/resetStories.js";

@@ -23,7 +23,7 @@ export function allowFix(server: string, executable: string, mcpConfig: Pick<Mcp
   const exe = JSON.stringify(executable);
   const config = mcpConfig.servers.get(server);
   const where = mcpConfig.file ?? "the MCP config";
-  if (!config || config.transport !== "stdio") return `allow ${exe} on MCP server "${server}"`;
+  if (config?.transport !== "stdio") return `allow ${exe} on MCP server "${server}"`;
   const file = flagValue(config.args, "--config");
   const allows = config.args.some((arg) => arg === "--allow" || arg.startsWith("--allow="));
   if (file !== undefined && !allows)

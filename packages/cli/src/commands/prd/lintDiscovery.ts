@@ -54,7 +54,8 @@ export async function lintDiscovery(
       const offered = new Map<string, Set<string>>();
       for (const name of names) if (!failed.has(name)) offered.set(name, new Set());
       for (const tool of found.tools)
-        for (const capability of plane.capabilities?.(tool.qualifiedName) ?? []) offered.get(tool.server)?.add(capability);
+        for (const capability of plane.capabilities?.(tool.qualifiedName) ?? [])
+          offered.get(tool.server)?.add(capability);
       const refusals: VerifyRefusal[] = [];
       for (const story of prd.userStories) {
         if (story.passes || !story.verify?.length) continue;
