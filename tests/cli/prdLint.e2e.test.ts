@@ -100,6 +100,9 @@ describe("flow prd lint", () => {
         mcpTools: { step7: ["filesystem", "bare"], step5: ["workspace"] },
         model: "openai:gpt-x",
       },
+      // Two code_execute tools: the quality agent uses none unless the story's settings choose one.
+      { mcpTools: { step5: ["workspace", "bare"] } },
+      { mcpTools: { step5: ["workspace", "bare"] }, agentConfig: { "quality-agent": { tool: "bare__run_command" } } },
     ]);
     const result = await project.flow(["prd", "lint", "prd.json", "--json"]);
     expect(result.code).toBe(1);
@@ -121,6 +124,14 @@ describe("flow prd lint", () => {
         step: 5,
         message:
           'US-002: verify "unit" would be refused by filed__run_command in step 5 (quality-agent): MCP server "filed" does not allow "npm" (allowed: git); to allow it, add "npm" to "allow" in workspace.yaml (the --config file of MCP server "filed" in .mcp.json)',
+      },
+      {
+        rule: "verify-not-allowed",
+        path: "$.userStories[6].verify[0]",
+        story: "US-007",
+        step: 5,
+        message:
+          'US-007: verify "npm test" would be refused by bare__run_command in step 5 (quality-agent): MCP server "bare" does not allow "npm" (allowed: none); to allow it, add "--allow", "npm" to the args of MCP server "bare" in .mcp.json',
       },
     ]);
 
