@@ -11,7 +11,7 @@ import { modelTask } from "./internal/stepModel.js";
 /** The tools a model or harness finishes a step with, offered beside the repertoire. */
 const FINISHING_TOOL_NAMES = ["step_pass", "step_fail", "step_block"] as const;
 
-import { verifyNotices } from "./allowlists/verifyNotices.js";
+import { VerifyGroups } from "./allowlists/VerifyGroups.js";
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
@@ -72,7 +72,10 @@ export async function dryRun(
   options: { prdFile: string; stories?: string[] },
 ): Promise<DryRun> {
   // Nothing is called in a dry run, not even a model endpoint: keys and endpoints are checked by the run.
-  const checked = await preflightRun(deps, options.prdFile, options.stories, false);
+  const verifies = new VerifyGroups(deps.specialists);
+  const checked = await preflightRun(deps, options.prdFile, options.stories, false, (story, names) =>
+    verifies.add(story, names),
+  );
   try {
     let refusals = 0;
     const failed = new Map(checked.failures.map((f) => [f.server, f]));
@@ -169,9 +172,8 @@ export async function dryRun(
       }
       stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
     }
-    const { plan, tools, failures } = checked;
-    const { specialists, plane, mcpConfig } = deps;
-    const refused = verifyNotices({ plan, tools, failures, specialists, plane, mcpConfig });
+    const { tools, failures } = checked;
+    const refused = verifies.notices({ tools, failures, plane: deps.plane, mcpConfig: deps.mcpConfig });
     return { stories, refusals, failures, warnings: [...checked.warnings, ...refused] };
   } finally {
     checked.plan.close();
