@@ -1,12 +1,12 @@
 import { type ToolDescriptor, UniversalTool } from "@meshflow/core";
-import { defineSpecialist, loadSpecialistConfig, scriptedThenModel, type ThinkContext } from "@meshflow/runtime";
+import { defineSpecialist, loadSpecialistConfig, type StepView, scriptedThenModel } from "@meshflow/runtime";
 import { type QualityConfig, QualityConfigSchema } from "./config.js";
 import { commandArguments, interpretResult, takesArgv } from "./runVerifyCommand.js";
 
 const config = loadSpecialistConfig(new URL("./config.yaml", import.meta.url), QualityConfigSchema);
 
-/** The code_execute tool to run commands with, or why there is none to choose. */
-function executor(ctx: ThinkContext, settings: QualityConfig): ToolDescriptor | string {
+/** The code_execute tool to run commands with, or why there is none to choose (also asked before a run). */
+function executor(ctx: StepView, settings: QualityConfig): ToolDescriptor | string {
   const tools = ctx.toolsWith("code_execute");
   const servers = ctx.story.mcpTools[`step${ctx.step}`]?.join(", ") || "none";
   if (!tools.length) return `no code_execute tool in the repertoire of step ${ctx.step} (servers: ${servers})`;
@@ -33,6 +33,8 @@ export default defineSpecialist({
   harnessTools: [UniversalTool.read, UniversalTool.grep, UniversalTool.glob, UniversalTool.bash],
   config,
   configSchema: QualityConfigSchema,
+  // Before a run, the story's verify commands are checked against the allowlist this tool states.
+  verifyTool: (view) => executor(view, view.config),
   async think(ctx) {
     const work = await scriptedThenModel(ctx);
     if ("stop" in work) return work.stop;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type PrdProject, prdProject } from "../helpers/prdProject.js";
+import { FLOW_BIN } from "../helpers/runFlow.js";
 
 // `flow prd lint` as a user runs it: the built binary in a fresh project with real MCP servers, on
 // PRDs crafted to trip each rule (and one that trips none).
@@ -70,6 +71,78 @@ describe("flow prd lint", () => {
       "prd.json: $.userStories[2].mcpTools.step5: warning: step 5's servers (memory) offer none of what it needs (test_run, code_execute) [step-capabilities]",
     );
     expect(text.stdout).toContain("prd.json: 4 warnings");
+  });
+
+  it("warns of a verify command the workspace server of its step 5 does not allow, with the args that allow it", async () => {
+    const project = prdProject();
+    const config = project.json(".mcp.json") as { mcpServers: Record<string, { args: string[] }> };
+    const workspace = (...more: string[]) => ({
+      command: process.execPath,
+      args: [FLOW_BIN, "workspace-server", "--root", project.dir, ...more],
+    });
+    // As `flow init` writes it for a project without a test script (no --allow), a list from a config
+    // file, and the fixture's own `workspace` (--allow npm).
+    project.write(
+      ".mcp.json",
+      JSON.stringify({
+        mcpServers: { ...config.mcpServers, bare: workspace(), filed: workspace("--config", "workspace.yaml") },
+      }),
+    );
+    project.write("workspace.yaml", "allow: [git]\n");
+    writePrd(project, [
+      { mcpTools: { step5: ["bare"] } },
+      { mcpTools: { step5: ["filed"] }, verify: [{ run: ["git", "status"] }, { name: "unit", run: ["npm", "test"] }] },
+      { mcpTools: { step5: ["workspace"] } },
+      { mcpTools: { step5: ["bare"] }, passes: true },
+      // Step 7's specialist runs no verify command: only step 5's server is judged.
+      {
+        mavenSteps: [7, 5],
+        mcpTools: { step7: ["filesystem", "bare"], step5: ["workspace"] },
+        model: "openai:gpt-x",
+      },
+      // Two code_execute tools: the quality agent uses none unless the story's settings choose one.
+      { mcpTools: { step5: ["workspace", "bare"] } },
+      { mcpTools: { step5: ["workspace", "bare"] }, agentConfig: { "quality-agent": { tool: "bare__run_command" } } },
+    ]);
+    const result = await project.flow(["prd", "lint", "prd.json", "--json"]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as LintReport;
+    expect(report.notes).toEqual([]);
+    expect(report.warnings).toEqual([
+      {
+        rule: "verify-not-allowed",
+        path: "$.userStories[0].verify[0]",
+        story: "US-001",
+        step: 5,
+        message:
+          'US-001: verify "npm test" would be refused by bare__run_command in step 5 (quality-agent): MCP server "bare" does not allow "npm" (allowed: none); to allow it, add "--allow", "npm" to the args of MCP server "bare" in .mcp.json',
+      },
+      {
+        rule: "verify-not-allowed",
+        path: "$.userStories[1].verify[1]",
+        story: "US-002",
+        step: 5,
+        message:
+          'US-002: verify "unit" would be refused by filed__run_command in step 5 (quality-agent): MCP server "filed" does not allow "npm" (allowed: git); to allow it, add "npm" to "allow" in workspace.yaml (the --config file of MCP server "filed" in .mcp.json)',
+      },
+      {
+        rule: "verify-not-allowed",
+        path: "$.userStories[6].verify[0]",
+        story: "US-007",
+        step: 5,
+        message:
+          'US-007: verify "npm test" would be refused by bare__run_command in step 5 (quality-agent): MCP server "bare" does not allow "npm" (allowed: none); to allow it, add "--allow", "npm" to the args of MCP server "bare" in .mcp.json',
+      },
+    ]);
+
+    // The fixes the warnings name are the ones that work.
+    const fixed = project.json(".mcp.json") as { mcpServers: Record<string, { args: string[] }> };
+    fixed.mcpServers.bare?.args.push("--allow", "npm");
+    project.write(".mcp.json", JSON.stringify(fixed));
+    project.write("workspace.yaml", "allow: [git, npm]\n");
+    const clean = await project.flow(["prd", "lint", "prd.json"]);
+    expect(clean.stdout).toBe("prd.json: no warnings\n");
+    expect(clean.code).toBe(0);
   });
 
   it("does not judge capabilities it cannot know, and says why", async () => {

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { statedAllowlist } from "@meshflow/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandServer, testPool } from "../helpers/mcpServers.js";
 import { FLOW_BIN, runFlow } from "../helpers/runFlow.js";
 import {
   eventually,
@@ -113,6 +115,32 @@ describe("flow workspace-server (stdio)", () => {
     } finally {
       await s.close();
     }
+  });
+
+  it("states its allowlist on run_command's _meta, as the flags or the config file set it, and meshflow's discovery keeps it", async () => {
+    const config = join(configDir.root, "workspace-allow.yaml");
+    writeFileSync(config, "allow: [git, ./scripts/test.sh]\n");
+    const stated = async (args: string[]) => {
+      const s = await serve(["--root", ws.root, ...args]);
+      try {
+        const { tools } = await s.client.listTools();
+        return tools.find((t) => t.name === "run_command")?._meta;
+      } finally {
+        await s.close();
+      }
+    };
+    expect(await stated([])).toEqual({ "meshflow/allow": [] });
+    expect(await stated(["--config", config])).toEqual({ "meshflow/allow": ["git", "./scripts/test.sh"] });
+    expect(await stated(["--config", config, "--allow", "npm", "node"])).toEqual({ "meshflow/allow": ["npm", "node"] });
+
+    // Through meshflow's client pool, as a run or `flow prd lint` discovers it.
+    const pool = testPool([
+      commandServer("workspace", process.execPath, [FLOW_BIN, "workspace-server", "--root", ws.root, "--allow", "npm"]),
+    ]);
+    const tools = await pool.listTools("workspace");
+    const run = tools.find((t) => t.name === "run_command");
+    expect(run && statedAllowlist(run)).toEqual(["npm"]);
+    expect(tools.filter((t) => statedAllowlist(t)).map((t) => t.name)).toEqual(["run_command"]);
   });
 
   it("kills a running command when the client goes away", async () => {

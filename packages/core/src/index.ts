@@ -164,6 +164,7 @@ export {
 export { shorten } from "./text/shorten.js";
 export { stripAnsi, stripAnsiDeep } from "./text/stripAnsi.js";
 export { didYouMean, suggest } from "./text/suggest.js";
+export { ALLOW_META_KEY, allowlistAllows, statedAllowlist } from "./tools/statedAllowlist.js";
 export {
   parseQualifiedName,
   qualifyToolName,

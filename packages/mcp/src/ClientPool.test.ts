@@ -29,6 +29,7 @@ function pagedServer(count: number, pageSize: number, listed: { pages: number })
       name: `tool_${start + i}`,
       inputSchema: { type: "object" as const },
       annotations: { readOnlyHint: i % 2 === 0, destructiveHint: i % 2 === 1 },
+      ...(start + i === 2 ? { _meta: { "meshflow/allow": ["npm"], "example.com/note": { x: 1 } } } : {}),
     }));
     const next = start + pageSize;
     return next < count ? { tools, nextCursor: String(next) } : { tools };
@@ -48,7 +49,7 @@ describe("ClientPool", () => {
     expect(pool.status()[0]).toMatchObject({ state: "connected", serverInfo: { name: "fixture", version: "1.2.3" } });
   });
 
-  it("discovers every page of tools/list, with qualified names and annotations, and caches them", async () => {
+  it("discovers every page of tools/list, with qualified names, annotations and _meta, and caches them", async () => {
     const listed = { pages: 0 };
     const { servers, transportFactory } = inMemoryServers({ paged: () => pagedServer(25, 10, listed) });
     pool = new ClientPool(servers, { transportFactory });
@@ -62,6 +63,8 @@ describe("ClientPool", () => {
       inputSchema: { type: "object" },
       annotations: { readOnlyHint: false, destructiveHint: true },
     });
+    // A tool's _meta (facts for clients, such as what run_command may start) is kept as the server sent it.
+    expect(tools[2]?.meta).toEqual({ "meshflow/allow": ["npm"], "example.com/note": { x: 1 } });
     expect(listed.pages).toBe(3);
     await pool.listTools("paged");
     await pool.discover();

@@ -52,7 +52,8 @@ export interface RunDependencies {
   onModelWait?: (wait: ModelWait) => void;
   /**
    * Told, once the plan is made and before any story starts, what the run's user should know from the
-   * outset (`--parallel n` running nothing side by side, and the flag that would). Absent: such notices
+   * outset (`--parallel n` running nothing side by side, and the flag that would; verify commands a
+   * step's tool would refuse, and the MCP config change that would allow them). Absent: such notices
    * are among the summary's warnings at the end.
    */
   onNotice?: (message: string) => void;

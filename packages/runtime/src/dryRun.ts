@@ -11,6 +11,7 @@ import { modelTask } from "./internal/stepModel.js";
 /** The tools a model or harness finishes a step with, offered beside the repertoire. */
 const FINISHING_TOOL_NAMES = ["step_pass", "step_fail", "step_block"] as const;
 
+import { VerifyGroups } from "./allowlists/VerifyGroups.js";
 import { preflightRun } from "./preflight.js";
 import type { RunDependencies } from "./runSession.js";
 import { specialistInfo } from "./specialists/defineSpecialist.js";
@@ -55,7 +56,10 @@ export interface DryRun {
   refusals: number;
   /** Servers of the selected stories that could not be listed: their steps would be blocked, the others run. */
   failures: DiscoveryFailure[];
-  /** Warnings about the selected stories (`<file>: <json-path>: <message>`), as a run reports them. */
+  /**
+   * Warnings about the selected stories (`<file>: <json-path>: <message>`), and the verify commands their
+   * steps' tools would refuse (`<story ids>: verify "…" would be refused by …`), as a run reports them.
+   */
   warnings: string[];
 }
 
@@ -68,7 +72,10 @@ export async function dryRun(
   options: { prdFile: string; stories?: string[] },
 ): Promise<DryRun> {
   // Nothing is called in a dry run, not even a model endpoint: keys and endpoints are checked by the run.
-  const checked = await preflightRun(deps, options.prdFile, options.stories, false);
+  const verifies = new VerifyGroups(deps.specialists);
+  const checked = await preflightRun(deps, options.prdFile, options.stories, false, (story, names) =>
+    verifies.add(story, names),
+  );
   try {
     let refusals = 0;
     const failed = new Map(checked.failures.map((f) => [f.server, f]));
@@ -165,7 +172,9 @@ export async function dryRun(
       }
       stories.push({ id: planned.story.id, skipped: planned.skipped, steps });
     }
-    return { stories, refusals, failures: checked.failures, warnings: checked.warnings };
+    const { tools, failures } = checked;
+    const refused = verifies.notices({ tools, failures, plane: deps.plane, mcpConfig: deps.mcpConfig });
+    return { stories, refusals, failures, warnings: [...checked.warnings, ...refused] };
   } finally {
     checked.plan.close();
   }

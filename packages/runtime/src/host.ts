@@ -4,6 +4,8 @@
  * gate and write-back, the PRD workflow. Agent developers need only `@meshflow/runtime`.
  */
 
+export { allowFix } from "./allowlists/allowFix.js";
+export { refusedVerifies, type VerifyRefusal, type VerifyStep } from "./allowlists/refusedVerifies.js";
 export type { ApprovalBook, ApprovalDecision, ApprovalRequest } from "./approvals/ApprovalBook.js";
 export { approvalLedger } from "./approvals/ApprovalBook.js";
 export type { ApprovalPolicy, ApproveMode } from "./approvals/ApprovalPolicy.js";

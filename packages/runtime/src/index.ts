@@ -18,6 +18,7 @@ export {
   type SpecialistLog,
   type SpecialistModel,
   type StepMemory,
+  type StepView,
   type ThinkContext,
   type WorkOptions,
 } from "./specialists/defineSpecialist.js";

@@ -37,6 +37,11 @@ export interface PreflightInput {
   models?: ModelCatalog;
   /** Check the selected stories' models (keys, endpoints) before anything runs. */
   checkModels?: boolean;
+  /**
+   * Told of each selected story that has not passed, as it is read (with the routed specialist of each
+   * of its steps), so a check of the stories needs no second read of the PRD.
+   */
+  onStory?: (story: Story, specialists: readonly string[]) => void;
 }
 
 /** The preflight's result: the plan and the digest resume compares against. */
@@ -181,8 +186,10 @@ async function preflightInto(file: StoryFile, input: PreflightInput): Promise<Pr
     if (story.model) ownModels.set(filed, story.model);
     if (story.harness) ownHarnesses.set(filed, story.harness);
     all.push(filed);
-    if (!planned.skipped && (!wanted || wanted.has(story.id)))
+    if (!planned.skipped && (!wanted || wanted.has(story.id))) {
       for (const step of planned.steps) for (const name of step.servers) servers.add(name);
+      input.onStory?.(story, specialistNames);
+    }
   });
   if (hasErrors(scan.problems))
     throw new MeshflowError("prd_invalid", scan.problems.map(formatProblem).join("\n"), {
@@ -262,8 +269,10 @@ export function preflightRun(
   prdFile: string,
   stories?: readonly string[],
   checkModels = true,
+  onStory?: PreflightInput["onStory"],
 ): Promise<Preflight> {
   return preflight({
+    ...(onStory ? { onStory } : {}),
     ...(deps.models ? { models: deps.models, checkModels } : {}),
     prdFile,
     routing: deps.routing,

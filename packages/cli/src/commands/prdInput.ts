@@ -1,4 +1,5 @@
 import { loadPrdFile, loadRoutingTable, MeshflowError, type Prd, type RoutingTable } from "@meshflow/core";
+import type { Specialist } from "@meshflow/runtime";
 
 /** A command's routing table: the default with `--routing` (or FLOW_ROUTING) merged over it. */
 export function commandRouting(options: { routing?: string | undefined }): RoutingTable {
@@ -24,13 +25,19 @@ export async function knownSpecialists(agents: string[] | string | undefined): P
   return new Set((await loadedSpecialists(agents)).keys());
 }
 
+/** A specialist as a run would load it, and whether it needs the story's calls or a model for a step. */
+export interface LoadedSpecialistFacts {
+  needsPlan: boolean;
+  specialist: Specialist;
+}
+
 /**
  * The specialists `flow run` would load with these `--agents`, each with whether it needs the story's
  * calls or a model for a step (`needs: "calls-or-model"`, or no think() of its own).
  */
 export async function loadedSpecialists(
   agents: string[] | string | undefined,
-): Promise<ReadonlyMap<string, { needsPlan: boolean }>> {
+): Promise<ReadonlyMap<string, LoadedSpecialistFacts>> {
   const [{ loadSpecialists }, { agentPaths }] = await Promise.all([
     import("@meshflow/runtime/host"),
     import("./runEnvironment.js"),
@@ -40,7 +47,7 @@ export async function loadedSpecialists(
   return new Map(
     [...loaded].map(([name, { specialist: s }]) => [
       name,
-      { needsPlan: s.needs === "calls-or-model" || s.think === undefined },
+      { needsPlan: s.needs === "calls-or-model" || s.think === undefined, specialist: s },
     ]),
   );
 }

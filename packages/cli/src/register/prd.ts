@@ -96,7 +96,7 @@ ${EXIT_CODES_HELP}`,
   prd
     .command("lint")
     .description(
-      "warn about what a validator cannot see: uncheckable criteria, no verify while the project has tests, steps whose servers lack what they need, steps with no plan, stories too large",
+      "warn about what a validator cannot see: uncheckable criteria, no verify while the project has tests, verify commands a step's tool does not allow, steps whose servers lack what they need, steps with no plan, stories too large",
     )
     .argument("<prd.json>", "the PRD (never modified)")
     .option(
@@ -105,7 +105,7 @@ ${EXIT_CODES_HELP}`,
       positiveInt("--max-criteria"),
       MAX_CRITERIA,
     )
-    .option("--no-discover", "start no MCP server: the steps' capabilities are not checked")
+    .option("--no-discover", "start no MCP server: the steps' capabilities and tools' allowlists are not checked")
     .option(
       "--json",
       'print {"file", "valid", "clean", "warnings": [{"rule", "path", "story", "step", "message"}], "notes"}',
@@ -117,7 +117,7 @@ ${EXIT_CODES_HELP}`,
     .addHelpText(
       "after",
       `
-Rules: uncheckable-criteria, too-many-criteria, no-verify, step-capabilities, no-plan.
+Rules: uncheckable-criteria, too-many-criteria, no-verify, verify-not-allowed, step-capabilities, no-plan.
 Stories that passed are not linted.
 
 Exit codes:

@@ -20,6 +20,11 @@ export interface ToolDescriptor {
   /** The tool's input JSON Schema, as the server sent it. */
   inputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /**
+   * The tool's `_meta`, as the server sent it (absent when it sent none): facts for clients beyond the
+   * MCP fields, under namespaced keys, e.g. `"meshflow/allow"` (see `statedAllowlist`).
+   */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 /** Separator between server and tool in a qualified name. */

@@ -27,6 +27,8 @@ export function toDescriptor(server: string, tool: Tool): ToolDescriptor {
   };
   const title = tool.title ?? annotations.title;
   if (title !== undefined) descriptor.title = title;
+  // Facts a server states for its clients (`"meshflow/allow"`: what run_command may start), kept as sent.
+  if (tool._meta && typeof tool._meta === "object" && !Array.isArray(tool._meta)) descriptor.meta = tool._meta;
   return descriptor;
 }
 

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { toMeshflowError } from "@meshflow/core";
+import { VerifyGroups } from "../allowlists/VerifyGroups.js";
 import type { ChiefEvent } from "../machine/chiefAnalyst.js";
 import { parallelWaves } from "../machine/parallelWaves.js";
 import type { ParallelOrder } from "../machine/StoryOrder.js";
@@ -34,7 +35,11 @@ function aloneNotice(plan: RunPlan, parallel: number, order: ParallelOrder | und
  */
 export async function openRun(state: SessionState, options: StartRunOptions): Promise<ChiefEvent> {
   try {
-    const checked = await preflightRun(state.deps, options.prdFile, options.stories);
+    const { specialists, plane, mcpConfig } = state.deps;
+    const verifies = new VerifyGroups(specialists);
+    const checked = await preflightRun(state.deps, options.prdFile, options.stories, true, (story, names) =>
+      verifies.add(story, names),
+    );
     const time = new Date().toISOString();
     const record: RunRecord = {
       runId: state.runId,
@@ -60,9 +65,11 @@ export async function openRun(state: SessionState, options: StartRunOptions): Pr
     const plan = options.prdDir ? { ...checked.plan, prdDir: resolve(options.prdDir) } : checked.plan;
     state.warnings.push(...checked.warnings);
     const alone = aloneNotice(checked.plan, options.parallel ?? 1, options.record.parallelOrder);
+    const refused = verifies.notices({ tools: checked.tools, failures: checked.failures, plane, mcpConfig });
     // Said before the stories start, when someone listens then; else with the run's warnings.
-    if (alone && state.deps.onNotice) state.deps.onNotice(alone);
-    else if (alone) state.warnings.push(alone);
+    for (const notice of [...(alone ? [alone] : []), ...refused])
+      if (state.deps.onNotice) state.deps.onNotice(notice);
+      else state.warnings.push(notice);
     state.begin(handle, plan).setTools(checked.tools, checked.failures);
     return { type: "PREFLIGHT_DONE", prd: options.prdFile, stories: record.stories };
   } catch (error) {

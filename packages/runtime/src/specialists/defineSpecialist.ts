@@ -118,6 +118,15 @@ export interface ThinkContext<C extends SpecialistConfig = SpecialistConfig> {
   consultation?: ConsultationInfo;
 }
 
+/**
+ * What a specialist can know of a step before it runs: its story, repertoire and settings, and no call.
+ * The part of {@link ThinkContext} a run's start and `flow prd lint` give {@link SpecialistDefinition.verifyTool}.
+ */
+export type StepView<C extends SpecialistConfig = SpecialistConfig> = Pick<
+  ThinkContext<C>,
+  "story" | "step" | "specialist" | "repertoire" | "config" | "capabilitiesOf" | "toolsWith"
+>;
+
 /** What a specialist author writes. Without `think`, the specialist runs the story's scripted calls. */
 export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistConfig> extends SpecialistInfo {
   description: string;
@@ -149,6 +158,14 @@ export interface SpecialistDefinition<C extends SpecialistConfig = SpecialistCon
    * a think() works that way whatever this says.
    */
   needs?: "calls-or-model";
+  /**
+   * For a specialist whose think() runs the story's `verify` commands through a tool of its repertoire:
+   * that tool for a step (the same choice think() makes), or why there is none. Before a run (its start,
+   * `flow prd lint`) each command's executable is checked against the allowlist the tool states
+   * (`"meshflow/allow"` in its `_meta`), so a command it would refuse is named before the step blocks.
+   * A string, a tool that states no allowlist, or a function that throws: nothing is judged.
+   */
+  verifyTool?: (view: StepView<C>) => ToolDescriptor | string;
   think?: (ctx: ThinkContext<C>) => Promise<StepOutcome>;
 }
 
@@ -181,6 +198,9 @@ const DefinitionSchema = z.strictObject({
     )
     .optional(),
   needs: z.literal("calls-or-model").optional(),
+  verifyTool: z
+    .custom<SpecialistDefinition["verifyTool"]>((v) => typeof v === "function", "verifyTool must be a function")
+    .optional(),
   think: z.custom<SpecialistDefinition["think"]>((v) => typeof v === "function", "think must be a function").optional(),
 });
 

@@ -21,6 +21,8 @@ export interface SpecialistOverrides<C extends SpecialistConfig = SpecialistConf
   config?: SpecialistConfig;
   /** Replaces the base's schema (the merged settings must pass it). */
   configSchema?: ConfigSchema<C>;
+  /** Replaces the base's `verifyTool` (the tool its think() runs the story's verify commands through). */
+  verifyTool?: SpecialistDefinition<C>["verifyTool"];
   /**
    * Replaces think(); `base` is the base's own think() (or the scripted-calls plan when it has none), so
    * an override can run it and adjust its outcome.

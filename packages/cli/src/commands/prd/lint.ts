@@ -5,8 +5,8 @@ import { type Output, plural, printJson } from "../../output.js";
 import { commandRouting, loadedSpecialists } from "../prdInput.js";
 import { readProjectFacts } from "../projectFacts.js";
 import { resolveSkillsDir } from "../runEnvironment.js";
-import { type LintWarning, lintPrd } from "./lintPrd.js";
-import { serverCapabilities } from "./serverCapabilities.js";
+import { type LintDiscoveryOptions, lintDiscovery } from "./lintDiscovery.js";
+import { type LintContext, type LintWarning, lintPrd } from "./lintPrd.js";
 import { stepNeeds } from "./stepNeeds.js";
 
 /** The most acceptance criteria a story may have before `flow prd lint` says to split it. */
@@ -35,27 +35,34 @@ function namedServers(prd: Prd): string[] {
 }
 
 /**
- * What the servers the PRD names offer (only those are started), with a note for each server that
- * could not be listed and when nothing was checked.
+ * What the servers the PRD names offer, and the verify commands their steps' tools would refuse (only
+ * those servers are started), with a note for each server that could not be listed and when nothing
+ * was checked.
  */
-async function offered(prd: Prd, options: LintOptions, notes: string[]) {
+async function discovered(
+  prd: Prd,
+  options: LintOptions,
+  context: Omit<LintDiscoveryOptions, "mcpConfig" | "skillsDir">,
+  notes: string[],
+): Promise<Pick<LintContext, "offered" | "refusals">> {
   if (options.discover === false) {
     notes.push("the steps' servers were not started (--no-discover): their capabilities were not checked");
-    return undefined;
+    return { offered: undefined, refusals: [] };
   }
   const config = loadMcpConfig({ file: options.mcpConfig });
   if (!config.file) {
     notes.push(
       "no MCP config found (--mcp-config, FLOW_MCP_CONFIG, ./.mcp.json): the steps' capabilities were not checked",
     );
-    return undefined;
+    return { offered: undefined, refusals: [] };
   }
   const named = new Set(namedServers(prd));
   const servers = new Map([...config.servers].filter(([name]) => named.has(name)));
   const invalid = new Map([...config.invalid].filter(([name]) => named.has(name)));
-  const found = await serverCapabilities(
+  const found = await lintDiscovery(
+    prd,
     { ...config, servers, invalid },
-    { skillsDir: resolveSkillsDir(options.skills) },
+    { ...context, mcpConfig: config, skillsDir: resolveSkillsDir(options.skills) },
   );
   for (const failure of found.failures)
     notes.push(
@@ -66,7 +73,7 @@ async function offered(prd: Prd, options: LintOptions, notes: string[]) {
       notes.push(
         `MCP server "${name}" is not in ${config.file} (flow validate says where): the steps naming it were not checked`,
       );
-  return found.servers;
+  return { offered: found.offered, refusals: found.refusals };
 }
 
 function printText(output: Output, file: string, warnings: readonly LintWarning[], notes: readonly string[]): void {
@@ -102,7 +109,7 @@ export async function lintCommand(file: string, options: LintOptions, output: Ou
     routing,
     specialists,
     needs: stepNeeds(),
-    offered: await offered(loaded.prd, options, notes),
+    ...(await discovered(loaded.prd, options, { routing, specialists }, notes)),
     modelFromEnv: Boolean(process.env.FLOW_MODEL),
   });
   if (options.json) printJson(output, { file, valid: true, clean: warnings.length === 0, warnings, notes });

@@ -21,6 +21,7 @@ const context = (over: Partial<LintContext> = {}): LintContext => ({
     ["workspace", new Set(["code_execute", "filesystem_read"])],
     ["memory", new Set(["memory_read", "memory_write"])],
   ]),
+  refusals: [],
   modelFromEnv: false,
   ...over,
 });

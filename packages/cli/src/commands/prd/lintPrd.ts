@@ -1,9 +1,16 @@
 import { formatJsonPath, type Prd, type RoutingTable, type Story, stepKey } from "@meshflow/core";
+import type { VerifyRefusal } from "@meshflow/runtime/host";
 import { isCheckable } from "./checkableCriteria.js";
 import type { StepNeeds } from "./stepNeeds.js";
 
 /** The checks of `flow prd lint`, by a stable name (`--json`'s `rule`). */
-type LintRule = "uncheckable-criteria" | "no-verify" | "step-capabilities" | "no-plan" | "too-many-criteria";
+type LintRule =
+  | "uncheckable-criteria"
+  | "no-verify"
+  | "verify-not-allowed"
+  | "step-capabilities"
+  | "no-plan"
+  | "too-many-criteria";
 
 /** One thing a run would likely stumble on, located in the PRD. */
 export interface LintWarning {
@@ -27,6 +34,11 @@ export interface LintContext {
   needs: StepNeeds;
   /** Capabilities of each server whose tools were listed; undefined: capabilities are not checked. */
   offered: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+  /**
+   * Verify commands the tool of their step would refuse, as its stated allowlist says (`refusedVerifies`
+   * over the listed servers); empty when nothing was listed.
+   */
+  refusals: readonly VerifyRefusal[];
   /** A model comes from the environment (`FLOW_MODEL`), as for `flow run`. */
   modelFromEnv: boolean;
 }
@@ -67,6 +79,17 @@ const verify: Check = (story, at, _prd, ctx) =>
       ]
     : [];
 
+const allowed: Check = (story, at, _prd, ctx) =>
+  ctx.refusals
+    .filter((r) => r.storyId === story.id)
+    .map((r) => ({
+      rule: "verify-not-allowed",
+      path: at("verify", r.index),
+      story: story.id,
+      step: r.step,
+      message: `${story.id}: ${r.reason}`,
+    }));
+
 const steps: Check = (story, at, prd, ctx) => {
   const warnings: LintWarning[] = [];
   const thinks = Boolean(story.model || story.harness || prd.model || prd.harness || ctx.modelFromEnv);
@@ -102,13 +125,13 @@ const steps: Check = (story, at, prd, ctx) => {
 };
 
 /** The checks, in the order their warnings are listed per story. */
-const CHECKS: readonly Check[] = [criteria, verify, steps];
+const CHECKS: readonly Check[] = [criteria, verify, allowed, steps];
 
 /**
  * The warnings a validator cannot give, for every story that has not passed yet: no checkable
- * criterion, more criteria than `maxCriteria`, no `verify` while the project has tests, a step whose
- * servers offer none of what it needs, a step of a specialist that needs a plan with no calls, model
- * or harness.
+ * criterion, more criteria than `maxCriteria`, no `verify` while the project has tests, a verify command
+ * its step's tool would refuse, a step whose servers offer none of what it needs, a step of a
+ * specialist that needs a plan with no calls, model or harness.
  */
 export function lintPrd(prd: Prd, ctx: LintContext): LintWarning[] {
   const warnings: LintWarning[] = [];

@@ -167,6 +167,8 @@ export async function newPrdCommand(options: NewPrdOptions, output: Output): Pro
     specialists,
     needs: stepNeeds(),
     offered: found?.servers,
+    // The servers were listed before the draft, and closed: `flow prd lint` checks its verify commands.
+    refusals: [],
     modelFromEnv: Boolean(process.env.FLOW_MODEL),
   });
   if (options.json) {

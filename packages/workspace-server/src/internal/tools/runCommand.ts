@@ -1,4 +1,4 @@
-import { type ProcessOutcome, runProcess, type StreamTail } from "@meshflow/core";
+import { ALLOW_META_KEY, type ProcessOutcome, runProcess, type StreamTail } from "@meshflow/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { RunCommandResult } from "../../WorkspaceResults.js";
@@ -81,6 +81,9 @@ export function registerRunCommand(server: McpServer, ctx: ToolContext): void {
         idempotentHint: false,
         openWorldHint: false,
       },
+      // The allowlist for clients to read before they call (`flow prd lint`, a run's start): the
+      // description says it to a model, this says it to a program.
+      _meta: { [ALLOW_META_KEY]: [...ctx.allow.entries] },
     },
     ({ command, args, cwd, timeoutMs }, extra) =>
       guarded(async () => {
