@@ -1,6 +1,6 @@
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "@meshflow/core";
 import { describe, expect, it } from "vitest";
-import { allowFix } from "./allowFix.js";
+import { allowedText, allowFix } from "./allowFix.js";
 
 const stdio = (name: string, args: string[]): StdioServerConfig => ({
   name,
@@ -46,5 +46,14 @@ describe("allowFix", () => {
   it("says only what to allow where it cannot know the server's args", () => {
     expect(allowFix("remote", "npm", config(http))).toBe('allow "npm" on MCP server "remote"');
     expect(allowFix("gone", "npm", config())).toBe('allow "npm" on MCP server "gone"');
+  });
+
+  it("says a stated allowlist on one line, without control characters, at most 20 entries", () => {
+    expect(allowedText([])).toBe("none");
+    expect(allowedText(["git", "npm"])).toBe("git, npm");
+    expect(allowedText(["evil\u001b[2J\nname"])).toBe("evil [2J name");
+    const many = Array.from({ length: 25 }, (_, i) => `tool${i}`);
+    expect(allowedText(many)).toBe(`${many.slice(0, 20).join(", ")}, and 5 more`);
+    expect(allowedText(["x".repeat(5_000)])).toHaveLength(200);
   });
 });

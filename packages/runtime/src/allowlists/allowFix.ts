@@ -1,4 +1,5 @@
 import type { McpConfig } from "@meshflow/core";
+import { oneLine } from "../workflow/oneLine.js";
 
 /** The value of `--<flag> <value>` or `--<flag>=<value>` in `args`, or undefined. */
 function flagValue(args: readonly string[], flag: string): string | undefined {
@@ -29,4 +30,17 @@ export function allowFix(server: string, executable: string, mcpConfig: Pick<Mcp
   if (file !== undefined && !allows)
     return `add ${exe} to "allow" in ${file} (the --config file of MCP server "${server}" in ${where})`;
   return `add "--allow", ${exe} to the args of MCP server "${server}" in ${where}`;
+}
+
+/** Entries of a stated allowlist a message names before it counts the rest. */
+const SHOWN = 20;
+
+/**
+ * A tool's stated allowlist as a message says it: at most {@link SHOWN} entries, each on one line
+ * without control characters (a server states it: its text is not trusted), `none` when empty.
+ */
+export function allowedText(allow: readonly string[]): string {
+  if (!allow.length) return "none";
+  const shown = allow.slice(0, SHOWN).map((entry) => oneLine(entry).slice(0, 200));
+  return `${shown.join(", ")}${allow.length > SHOWN ? `, and ${allow.length - SHOWN} more` : ""}`;
 }

@@ -2,7 +2,8 @@ import { allowlistAllows, type McpConfig, type Story, statedAllowlist, type Tool
 import { type Specialist, type StepView, specialistInfo } from "../specialists/defineSpecialist.js";
 import { stepConfig } from "../specialists/specialistConfig.js";
 import type { ToolPlane } from "../ToolPlane.js";
-import { allowFix } from "./allowFix.js";
+import { oneLine } from "../workflow/oneLine.js";
+import { allowedText, allowFix } from "./allowFix.js";
 
 /** A story's verify command that the tool its step runs it through would refuse: not on its allowlist. */
 export interface VerifyRefusal {
@@ -83,7 +84,6 @@ export function refusedVerifies(input: VerifyStep): VerifyRefusal[] {
     if (allowlistAllows(allow, executable) !== false) return [];
     const name = command.name ?? command.run.join(" ");
     const fix = allowFix(tool.server, executable, input.mcpConfig);
-    const allowed = allow.length ? allow.join(", ") : "none";
     return [
       {
         storyId: story.id,
@@ -96,7 +96,7 @@ export function refusedVerifies(input: VerifyStep): VerifyRefusal[] {
         server: tool.server,
         allowed: allow,
         fix,
-        reason: `verify "${name}" would be refused by ${tool.qualifiedName} in step ${step} (${specialist.name}): MCP server "${tool.server}" does not allow ${JSON.stringify(executable)} (allowed: ${allowed}); to allow it, ${fix}`,
+        reason: `verify "${oneLine(name)}" would be refused by ${tool.qualifiedName} in step ${step} (${specialist.name}): MCP server "${tool.server}" does not allow ${JSON.stringify(executable)} (allowed: ${allowedText(allow)}); to allow it, ${fix}`,
       },
     ];
   });
