@@ -129,6 +129,7 @@ export { PRD_SCHEMA_PATH, prdJsonSchemaText } from "./prd/prdJsonSchema.js";
 export { type IndexedStory, storiesInRunOrder } from "./prd/runOrder.js";
 export { type PrdHead, type PrdValidation, type PrdValidationContext, validatePrd } from "./prd/validatePrd.js";
 export { formatProblem, hasErrors, type Problem } from "./problems/Problem.js";
+export { OutputBuffer } from "./process/OutputBuffer.js";
 export { pauseSync } from "./process/pauseSync.js";
 
 export {

@@ -1,44 +1,28 @@
-import { stripAnsi } from "@meshflow/core";
+import { OutputBuffer, stripAnsi } from "@meshflow/core";
 
 /**
- * The last `max` bytes written to a stream (a child's stderr), read back as text. Bytes are kept, not
- * text decoded chunk by chunk, so a character split between two chunks is read whole; once the
- * beginning was dropped the text starts at a whole line (or, for one long line, a whole character).
+ * The last `max` bytes written to a stream (a child's stderr), read back as text: core's
+ * `OutputBuffer` keeps the bytes (a character split between two chunks is read whole, one cut at the
+ * front is dropped); once the beginning was dropped the text starts at a whole line, and terminal
+ * colour codes are removed.
  */
 export class ByteTail {
-  readonly max: number;
-  #bytes: Buffer = Buffer.alloc(0);
-  #cut = false;
+  readonly #buffer: OutputBuffer;
 
   constructor(max: number) {
-    this.max = Math.max(0, Math.floor(max));
+    this.#buffer = new OutputBuffer(Math.max(0, Math.floor(max)));
   }
 
   /** Appends a chunk, dropping from the front what passes the bound. */
   push(chunk: Buffer): void {
-    const total = this.#bytes.length + chunk.length;
-    if (total <= this.max) {
-      this.#bytes = Buffer.concat([this.#bytes, chunk], total);
-      return;
-    }
-    this.#cut = true;
-    const kept = Buffer.alloc(this.max);
-    const fromChunk = Math.min(chunk.length, this.max);
-    const fromKept = this.max - fromChunk;
-    this.#bytes.copy(kept, 0, this.#bytes.length - fromKept);
-    chunk.copy(kept, fromKept, chunk.length - fromChunk);
-    this.#bytes = kept;
+    this.#buffer.write(chunk);
   }
 
   /** The kept bytes as UTF-8 text without terminal colour codes. */
   text(): string {
-    let start = 0;
-    if (this.#cut) {
-      const newline = this.#bytes.indexOf(10);
-      if (newline >= 0 && newline < this.#bytes.length - 1) start = newline + 1;
-      // UTF-8 continuation bytes (10xxxxxx) are the rest of a character whose start was dropped.
-      else while (start < this.#bytes.length && ((this.#bytes[start] ?? 0) & 0xc0) === 0x80) start++;
-    }
-    return stripAnsi(this.#bytes.subarray(start).toString("utf8"));
+    let text = this.#buffer.text();
+    const newline = this.#buffer.truncated ? text.indexOf("\n") : -1;
+    if (newline >= 0 && newline < text.length - 1) text = text.slice(newline + 1);
+    return stripAnsi(text);
   }
 }
