@@ -4,6 +4,7 @@ import type { VerifyRefusal } from "@meshflow/runtime/host";
 import type { ServerFailure } from "../../discovery/discoverTools.js";
 import { createPool, withPool } from "../../mcpSetup.js";
 import type { LoadedSpecialistFacts } from "../prdInput.js";
+import { invalidServers, offeredBy } from "./serverCapabilities.js";
 
 /** What `flow prd lint` learns from the servers its PRD names. */
 export interface LintDiscovery {
@@ -39,9 +40,10 @@ export async function lintDiscovery(
   const pool = await createPool(servers);
   return withPool(pool, async (p) => {
     const found = await p.discover(names);
-    const failures: ServerFailure[] = found.failures.map(({ server, code, message }) => ({ server, code, message }));
-    for (const [server, problems] of servers.invalid)
-      failures.push({ server, code: "mcp_config_invalid", message: problems.map((x) => x.message).join("; ") });
+    const failures: ServerFailure[] = [
+      ...found.failures.map(({ server, code, message }) => ({ server, code, message })),
+      ...invalidServers(servers),
+    ];
     // The plane classifies the listed tools for the skills; the pool's listings are cached, nothing is asked twice.
     const plane = await createToolPlane({
       mcpConfig: servers,
@@ -50,12 +52,7 @@ export async function lintDiscovery(
     });
     try {
       await plane.discover([...new Set(found.tools.map((t) => t.server))]);
-      const failed = new Set(failures.map((f) => f.server));
-      const offered = new Map<string, Set<string>>();
-      for (const name of names) if (!failed.has(name)) offered.set(name, new Set());
-      for (const tool of found.tools)
-        for (const capability of plane.capabilities?.(tool.qualifiedName) ?? [])
-          offered.get(tool.server)?.add(capability);
+      const offered = offeredBy(names, found.tools, failures, (tool) => plane.capabilities?.(tool.qualifiedName) ?? []);
       const refusals: VerifyRefusal[] = [];
       for (const story of prd.userStories) {
         if (story.passes || !story.verify?.length) continue;

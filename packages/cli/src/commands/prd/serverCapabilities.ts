@@ -1,4 +1,4 @@
-import type { McpConfig } from "@meshflow/core";
+import type { McpConfig, ToolDescriptor } from "@meshflow/core";
 import type { ServerFailure } from "../../discovery/discoverTools.js";
 
 /** What the configured MCP servers offer, by capability of the catalog. */
@@ -37,13 +37,31 @@ export async function serverCapabilities(
   const { tools, failures } = await discoverTools(config.servers, names, {
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
-  for (const [server, problems] of config.invalid)
-    failures.push({ server, code: "mcp_config_invalid", message: problems.map((p) => p.message).join("; ") });
+  failures.push(...invalidServers(config));
   const index = await classifyTools(tools, { catalog, overrides: skills?.overrides });
-  const failed = new Set(failures.map((f) => f.server));
-  const servers = new Map<string, Set<string>>();
-  for (const name of names) if (!failed.has(name)) servers.set(name, new Set());
-  for (const tool of tools)
-    for (const capability of index.capabilitiesOf(tool.qualifiedName)) servers.get(tool.server)?.add(capability);
+  const servers = offeredBy(names, tools, failures, (tool) => index.capabilitiesOf(tool.qualifiedName));
   return { servers, failures, catalog: catalog.file };
+}
+
+/** The config's entries that are no usable server, as failures: what they offer is unknown. */
+export function invalidServers(config: Pick<McpConfig, "invalid">): ServerFailure[] {
+  return [...config.invalid].map(([server, problems]) => ({
+    server,
+    code: "mcp_config_invalid",
+    message: problems.map((p) => p.message).join("; "),
+  }));
+}
+
+/** Each of `names` that listed its tools (none of `failures`) → the capabilities its tools have. */
+export function offeredBy(
+  names: readonly string[],
+  tools: readonly ToolDescriptor[],
+  failures: readonly ServerFailure[],
+  capabilitiesOf: (tool: ToolDescriptor) => readonly string[],
+): Map<string, Set<string>> {
+  const failed = new Set(failures.map((f) => f.server));
+  const offered = new Map<string, Set<string>>();
+  for (const name of names) if (!failed.has(name)) offered.set(name, new Set());
+  for (const tool of tools) for (const capability of capabilitiesOf(tool)) offered.get(tool.server)?.add(capability);
+  return offered;
 }
